@@ -1,0 +1,168 @@
+//! The trait every broad-phase algorithm implements.
+
+use std::ops::ControlFlow;
+
+use crate::pair_set::key_indices;
+use crate::query::{is_closer, sort_hits, Ray, RayHit};
+use crate::{Aabb, CollisionFilter, Pair, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result};
+
+/// A broad phase: keeps a set of boxes and the exact set of pairs among them that overlap.
+///
+/// After [`update`](BroadPhase::update), the pair set is exactly the set of proxy pairs whose
+/// current closed boxes overlap, whose filters allow each other, and which are not both
+/// static. Every algorithm gives the same set; only the order of pairs and events differs
+/// between algorithms (never between two runs of the same calls).
+///
+/// The trait is object safe so that programs can hold any algorithm as `Box<dyn BroadPhase>`.
+///
+/// ```
+/// use broadphase::{Aabb, BroadPhase, BruteForce, CollisionFilter, PairEvents, ProxyKind};
+/// let mut bp = BruteForce::new();
+/// let a = bp.insert(Aabb::from_arrays([0.0; 3], [1.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+/// let b = bp.insert(Aabb::from_arrays([1.0; 3], [2.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+/// let mut events = PairEvents::new();
+/// bp.update(&mut events);
+/// assert_eq!(events.begun.len(), 1);
+/// bp.set_aabb(b, Aabb::from_arrays([5.0; 3], [6.0; 3])?)?;
+/// bp.update(&mut events);
+/// assert_eq!(events.ended.len(), 1);
+/// # let _ = a;
+/// # Ok::<(), broadphase::Error>(())
+/// ```
+pub trait BroadPhase {
+    /// The algorithm's name as used on the command line (`"sap"`, `"brute-force"`, …).
+    fn name(&self) -> &'static str;
+
+    /// Adds a proxy. Its pairs appear at the next `update`.
+    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId>;
+
+    /// Moves or resizes a proxy. The pair set changes at the next `update`.
+    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()>;
+
+    /// Removes a proxy; the id is invalid at once. Its pairs are reported as ended at the
+    /// next `update`.
+    fn remove(&mut self, id: ProxyId) -> Result<()>;
+
+    /// Brings the pair set up to date and writes what began and ended into `events`
+    /// (cleared first).
+    fn update(&mut self, events: &mut PairEvents);
+
+    /// Removes every proxy and pair without reporting events. All ids become stale.
+    fn clear(&mut self);
+
+    /// The proxies: boxes, kinds and filters by slot.
+    fn proxies(&self) -> &ProxyTable;
+
+    /// The pair set as of the last `update`, keyed by slot indices.
+    fn pair_set(&self) -> &PairSet;
+
+    /// Bytes of heap memory the structure holds (capacities, not lengths).
+    fn memory_bytes(&self) -> usize;
+
+    /// Calls `visitor` with every live proxy whose box overlaps `aabb` and whose filter and
+    /// `filter` allow each other, until it returns `Break`.
+    ///
+    /// Exact after `update`; proxies inserted or moved since may be missed (never reported
+    /// falsely). The provided version scans all proxies, O(n); algorithms with a spatial
+    /// structure override it.
+    fn query_aabb_with(
+        &self,
+        aabb: &Aabb,
+        filter: CollisionFilter,
+        visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>,
+    ) {
+        let proxies = self.proxies();
+        for i in proxies.live_slots() {
+            if proxies.filter(i).allows(filter) && proxies.aabb(i).overlaps(aabb) && visitor(proxies.id(i)).is_break() {
+                return;
+            }
+        }
+    }
+
+    /// Calls `visitor` with every live proxy whose box the ray hits and whose filter and
+    /// `filter` allow each other, with the entry distance, in no particular order, until it
+    /// returns `Break`. Same freshness rule as [`BroadPhase::query_aabb_with`]. The provided
+    /// version scans all proxies.
+    fn raycast_with(&self, ray: &Ray, filter: CollisionFilter, visitor: &mut dyn FnMut(RayHit) -> ControlFlow<()>) {
+        let proxies = self.proxies();
+        for i in proxies.live_slots() {
+            if !proxies.filter(i).allows(filter) {
+                continue;
+            }
+            if let Some(distance) = ray.hit_distance(proxies.aabb(i)) {
+                if visitor(RayHit { id: proxies.id(i), distance }).is_break() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The closest hit (smallest distance, then smallest slot index), if any. Algorithms with
+    /// a spatial structure override it to stop early.
+    fn raycast_closest(&self, ray: &Ray, filter: CollisionFilter) -> Option<RayHit> {
+        let mut best = None;
+        self.raycast_with(ray, filter, &mut |hit| {
+            if is_closer(&hit, &best) {
+                best = Some(hit);
+            }
+            ControlFlow::Continue(())
+        });
+        best
+    }
+
+    /// Appends to `out` (cleared first) every proxy whose box overlaps `aabb`, in increasing
+    /// slot order. No allocation when `out` has room.
+    fn query_aabb(&self, aabb: &Aabb, filter: CollisionFilter, out: &mut Vec<ProxyId>) {
+        out.clear();
+        self.query_aabb_with(aabb, filter, &mut |id| {
+            out.push(id);
+            ControlFlow::Continue(())
+        });
+        out.sort_unstable_by_key(|id| id.index());
+    }
+
+    /// Writes to `out` (cleared first) every hit, ordered by distance then slot index.
+    fn raycast(&self, ray: &Ray, filter: CollisionFilter, out: &mut Vec<RayHit>) {
+        out.clear();
+        self.raycast_with(ray, filter, &mut |hit| {
+            out.push(hit);
+            ControlFlow::Continue(())
+        });
+        sort_hits(out);
+    }
+
+    /// Number of live proxies.
+    fn len(&self) -> usize {
+        self.proxies().len()
+    }
+
+    /// True when there are no proxies.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The current box of a live proxy.
+    fn aabb(&self, id: ProxyId) -> Result<Aabb> {
+        let proxies = self.proxies();
+        Ok(*proxies.aabb(proxies.index_of(id)?))
+    }
+
+    /// Number of pairs as of the last `update`.
+    fn pair_count(&self) -> usize {
+        self.pair_set().len()
+    }
+
+    /// Writes the pairs as of the last `update` into `out` (cleared first), in the pair set's
+    /// order.
+    fn pairs(&self, out: &mut Vec<Pair>) {
+        out.clear();
+        let proxies = self.proxies();
+        out.extend(self.pair_set().keys().iter().map(|&key| {
+            let (a, b) = key_indices(key);
+            Pair {
+                a: proxies.id(a as usize),
+                b: proxies.id(b as usize),
+            }
+        }));
+    }
+}

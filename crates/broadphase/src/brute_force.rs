@@ -1,0 +1,96 @@
+//! Brute force: every pair tested at every update. The oracle of every test.
+
+use crate::pair_tracker::PairTracker;
+use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result};
+
+/// Tests all pairs of proxies at each update: O(n²) time, O(n) memory besides the pairs.
+///
+/// Simple enough to be obviously right, which makes it the reference the other algorithms are
+/// checked against; not needlessly slow: boxes are gathered into flat arrays, static proxies
+/// are only tested against dynamic ones, and the filter is checked after the box test.
+#[derive(Debug, Clone, Default)]
+pub struct BruteForce {
+    proxies: ProxyTable,
+    pairs: PairTracker,
+    // Scratch, reused across updates: slots and boxes of dynamic then static proxies.
+    slots: Vec<u32>,
+    boxes: Vec<Aabb>,
+}
+
+impl BruteForce {
+    /// An empty brute-force broad phase.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl BroadPhase for BruteForce {
+    fn name(&self) -> &'static str {
+        "brute-force"
+    }
+
+    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+        self.proxies.insert(aabb, kind, filter)
+    }
+
+    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
+        self.proxies.set_aabb(id, aabb).map(|_| ())
+    }
+
+    fn remove(&mut self, id: ProxyId) -> Result<()> {
+        self.proxies.remove(id).map(|_| ())
+    }
+
+    fn update(&mut self, events: &mut PairEvents) {
+        let proxies = &self.proxies;
+        self.slots.clear();
+        self.boxes.clear();
+        for kind in [ProxyKind::Dynamic, ProxyKind::Static] {
+            for i in proxies.live_slots().filter(|&i| proxies.kind(i) == kind) {
+                self.slots.push(i as u32);
+                self.boxes.push(*proxies.aabb(i));
+            }
+        }
+        let dynamic_count = self
+            .slots
+            .iter()
+            .take_while(|&&i| proxies.kind(i as usize) == ProxyKind::Dynamic)
+            .count();
+
+        self.pairs.begin_full();
+        for i in 0..dynamic_count {
+            let a = &self.boxes[i];
+            for j in i + 1..self.boxes.len() {
+                if a.overlaps(&self.boxes[j]) {
+                    let (sa, sb) = (self.slots[i], self.slots[j]);
+                    if proxies.can_pair(sa as usize, sb as usize) {
+                        self.pairs.mark(sa, sb);
+                    }
+                }
+            }
+        }
+        self.pairs.end_full();
+        self.pairs.finish(&self.proxies, events);
+        self.proxies.release_removed();
+    }
+
+    fn clear(&mut self) {
+        self.proxies.clear();
+        self.pairs.clear();
+    }
+
+    fn proxies(&self) -> &ProxyTable {
+        &self.proxies
+    }
+
+    fn pair_set(&self) -> &PairSet {
+        self.pairs.set()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.proxies.memory_bytes()
+            + self.pairs.memory_bytes()
+            + self.slots.capacity() * 4
+            + self.boxes.capacity() * std::mem::size_of::<Aabb>()
+    }
+}

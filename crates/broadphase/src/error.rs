@@ -1,0 +1,49 @@
+//! The library's error type.
+
+use crate::ProxyId;
+
+/// Why an operation on a broad phase or a geometric value was refused.
+///
+/// Every fallible call leaves the structure unchanged and usable when it returns an error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// A coordinate was NaN or infinite.
+    #[error("box coordinate on axis {axis} is not finite")]
+    NonFiniteCoordinate {
+        /// The axis (0 = x, 1 = y, 2 = z).
+        axis: usize,
+    },
+    /// `min > max` on some axis.
+    #[error("box min {min} exceeds max {max} on axis {axis}")]
+    InvertedBox {
+        /// The axis (0 = x, 1 = y, 2 = z).
+        axis: usize,
+        /// The offending minimum.
+        min: f32,
+        /// The offending maximum.
+        max: f32,
+    },
+    /// The id was removed, never issued, or issued by another structure.
+    #[error("proxy id {0} is stale or unknown")]
+    StaleProxy(ProxyId),
+    /// A ray with a NaN or infinite origin or direction, or a negative or NaN length.
+    #[error("invalid ray: {0}")]
+    InvalidRay(&'static str),
+    /// More proxies than a `u32` index can address.
+    #[error("proxy capacity exhausted")]
+    CapacityExhausted,
+    /// An option value outside its valid range.
+    #[error("invalid option: {0}")]
+    InvalidOption(&'static str),
+    /// No algorithm has this name.
+    #[error("unknown algorithm '{name}' (known: {known})")]
+    UnknownAlgorithm {
+        /// The name asked for.
+        name: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
+}
+
+/// `Result` with the library's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;

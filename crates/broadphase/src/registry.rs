@@ -1,0 +1,33 @@
+//! Algorithms by name, for programs that choose one at run time.
+
+use crate::{BroadPhase, BruteForce, Error, Result, SortAndSweep, SweepAndPrune};
+
+/// The names [`create`] accepts, in the order the workbench lists them.
+pub const ALGORITHMS: &[&str] = &["brute-force", "sap", "sort-and-sweep"];
+
+/// Options of the algorithms that have any; each algorithm reads the ones it knows.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct AlgorithmOptions {}
+
+/// Builds the algorithm called `name` (one of [`ALGORITHMS`]).
+///
+/// ```
+/// let bp = broadphase::create("sap", &Default::default()).unwrap();
+/// assert_eq!(bp.name(), "sap");
+/// assert!(broadphase::create("nope", &Default::default()).is_err());
+/// ```
+pub fn create(name: &str, options: &AlgorithmOptions) -> Result<Box<dyn BroadPhase>> {
+    let _ = options;
+    Ok(match name {
+        "brute-force" => Box::new(BruteForce::new()),
+        "sap" => Box::new(SweepAndPrune::new()),
+        "sort-and-sweep" => Box::new(SortAndSweep::new()),
+        _ => {
+            return Err(Error::UnknownAlgorithm {
+                name: name.to_string(),
+                known: ALGORITHMS.join(", "),
+            })
+        }
+    })
+}

@@ -1,0 +1,37 @@
+//! Every algorithm against the exact model, on every scenario, through `verify`.
+
+use broadphase::verify::{Scenario, VerifyConfig, Verifier};
+use broadphase::{create, ALGORITHMS};
+use proptest::prelude::*;
+
+fn all_algorithms() -> Vec<Box<dyn broadphase::BroadPhase>> {
+    ALGORITHMS.iter().map(|name| create(name, &Default::default()).unwrap()).collect()
+}
+
+#[test]
+fn every_scenario_every_algorithm() {
+    for scenario in Scenario::ALL {
+        for objects in [1, 2, 17, 120] {
+            let config = VerifyConfig {
+                objects,
+                steps: 60,
+                seed: 7 + objects as u64,
+                scenario: Some(scenario),
+            };
+            let report = Verifier::new(all_algorithms()).run(&config);
+            assert!(report.checks > 0);
+            assert_eq!(report.mismatches, 0, "{scenario}, {objects} objects: {:?}", report.first_mismatch);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_operation_sequences(seed in any::<u64>(), objects in 1usize..150, scenario in 0usize..6) {
+        let config = VerifyConfig { objects, steps: 40, seed, scenario: Some(Scenario::ALL[scenario]) };
+        let report = Verifier::new(all_algorithms()).run(&config);
+        prop_assert_eq!(report.mismatches, 0, "{:?}", report.first_mismatch);
+    }
+}
