@@ -9,7 +9,9 @@
 mod aabb;
 mod broad_phase;
 mod brute_force;
+mod cell_hash;
 mod error;
+mod grid;
 mod pair_set;
 mod pair_tracker;
 mod proxy;
@@ -25,6 +27,7 @@ pub use broad_phase::BroadPhase;
 pub use brute_force::BruteForce;
 pub use error::{Error, Result};
 pub use glam::Vec3;
+pub use grid::{UniformGrid, DEFAULT_MAX_CELLS_PER_BOX};
 pub use pair_set::{key_indices, pair_key, PairSet};
 pub use pair_tracker::{Pair, PairEvents, PairTracker};
 pub use proxy::{CollisionFilter, ProxyId, ProxyKind, ProxyTable};

@@ -1,14 +1,21 @@
 //! Algorithms by name, for programs that choose one at run time.
 
-use crate::{BroadPhase, BruteForce, Error, Result, SortAndSweep, SweepAndPrune};
+use crate::{BroadPhase, BruteForce, Error, Result, SortAndSweep, SweepAndPrune, UniformGrid};
 
 /// The names [`create`] accepts, in the order the workbench lists them.
-pub const ALGORITHMS: &[&str] = &["brute-force", "sap", "sort-and-sweep"];
+pub const ALGORITHMS: &[&str] = &["brute-force", "sap", "sort-and-sweep", "grid"];
 
 /// Options of the algorithms that have any; each algorithm reads the ones it knows.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
-pub struct AlgorithmOptions {}
+pub struct AlgorithmOptions {
+    /// `grid`: cell edge length; `None` (default) chooses twice the mean largest box edge at
+    /// the first update with proxies.
+    pub grid_cell_size: Option<f32>,
+    /// `grid`: most cells one box may cover before it goes to the oversized list; `None`
+    /// (default) means [`crate::DEFAULT_MAX_CELLS_PER_BOX`] (64).
+    pub grid_max_cells_per_box: Option<usize>,
+}
 
 /// Builds the algorithm called `name` (one of [`ALGORITHMS`]).
 ///
@@ -18,11 +25,22 @@ pub struct AlgorithmOptions {}
 /// assert!(broadphase::create("nope", &Default::default()).is_err());
 /// ```
 pub fn create(name: &str, options: &AlgorithmOptions) -> Result<Box<dyn BroadPhase>> {
-    let _ = options;
     Ok(match name {
         "brute-force" => Box::new(BruteForce::new()),
         "sap" => Box::new(SweepAndPrune::new()),
         "sort-and-sweep" => Box::new(SortAndSweep::new()),
+        "grid" => {
+            let mut grid = match options.grid_cell_size {
+                Some(size) => UniformGrid::with_cell_size(size)?,
+                None => UniformGrid::new(),
+            };
+            grid.set_max_cells_per_box(
+                options
+                    .grid_max_cells_per_box
+                    .unwrap_or(crate::DEFAULT_MAX_CELLS_PER_BOX),
+            )?;
+            Box::new(grid)
+        }
         _ => {
             return Err(Error::UnknownAlgorithm {
                 name: name.to_string(),
