@@ -1,9 +1,12 @@
 //! Algorithms by name, for programs that choose one at run time.
 
-use crate::{BroadPhase, BruteForce, Error, Result, SortAndSweep, SweepAndPrune, UniformGrid};
+use crate::{
+    BroadPhase, BruteForce, Error, HierarchicalGrid, Result, SortAndSweep, SweepAndPrune,
+    UniformGrid,
+};
 
 /// The names [`create`] accepts, in the order the workbench lists them.
-pub const ALGORITHMS: &[&str] = &["brute-force", "sap", "sort-and-sweep", "grid"];
+pub const ALGORITHMS: &[&str] = &["brute-force", "sap", "sort-and-sweep", "grid", "hgrid"];
 
 /// Options of the algorithms that have any; each algorithm reads the ones it knows.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -41,6 +44,7 @@ pub fn create(name: &str, options: &AlgorithmOptions) -> Result<Box<dyn BroadPha
             )?;
             Box::new(grid)
         }
+        "hgrid" => Box::new(HierarchicalGrid::new()),
         _ => {
             return Err(Error::UnknownAlgorithm {
                 name: name.to_string(),
