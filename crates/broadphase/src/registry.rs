@@ -1,12 +1,19 @@
 //! Algorithms by name, for programs that choose one at run time.
 
 use crate::{
-    BroadPhase, BruteForce, Error, HierarchicalGrid, Result, SortAndSweep, SweepAndPrune,
-    UniformGrid,
+    BroadPhase, BruteForce, Error, HierarchicalGrid, Result, SortAndSweep, SpatialMasking,
+    SweepAndPrune, UniformGrid,
 };
 
 /// The names [`create`] accepts, in the order the workbench lists them.
-pub const ALGORITHMS: &[&str] = &["brute-force", "sap", "sort-and-sweep", "grid", "hgrid"];
+pub const ALGORITHMS: &[&str] = &[
+    "brute-force",
+    "sap",
+    "sort-and-sweep",
+    "grid",
+    "hgrid",
+    "masking",
+];
 
 /// Options of the algorithms that have any; each algorithm reads the ones it knows.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -45,6 +52,7 @@ pub fn create(name: &str, options: &AlgorithmOptions) -> Result<Box<dyn BroadPha
             Box::new(grid)
         }
         "hgrid" => Box::new(HierarchicalGrid::new()),
+        "masking" => Box::new(SpatialMasking::new()),
         _ => {
             return Err(Error::UnknownAlgorithm {
                 name: name.to_string(),
