@@ -13,7 +13,10 @@ mod cell_hash;
 mod error;
 mod grid;
 mod hgrid;
+mod loose_octree;
 mod masking;
+mod octree;
+mod octree_nodes;
 mod pair_set;
 mod pair_tracker;
 mod proxy;
@@ -31,7 +34,12 @@ pub use error::{Error, Result};
 pub use glam::Vec3;
 pub use grid::{UniformGrid, DEFAULT_MAX_CELLS_PER_BOX};
 pub use hgrid::{HierarchicalGrid, HGRID_MAX_LEVEL, HGRID_MIN_LEVEL};
+pub use loose_octree::{LooseOctree, LOOSE_OCTREE_DEFAULT_MAX_DEPTH};
 pub use masking::{SpatialMasking, MASKING_MAX_BINS};
+pub use octree::{
+    Octree, OCTREE_DEFAULT_MAX_DEPTH, OCTREE_DEFAULT_SPLIT_THRESHOLD, OCTREE_MAX_DEPTH_LIMIT,
+};
+pub use octree_nodes::LevelStatistics;
 pub use pair_set::{key_indices, pair_key, PairSet};
 pub use pair_tracker::{Pair, PairEvents, PairTracker};
 pub use proxy::{CollisionFilter, ProxyId, ProxyKind, ProxyTable};

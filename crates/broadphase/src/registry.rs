@@ -1,8 +1,8 @@
 //! Algorithms by name, for programs that choose one at run time.
 
 use crate::{
-    BroadPhase, BruteForce, Error, HierarchicalGrid, Result, SortAndSweep, SpatialMasking,
-    SweepAndPrune, UniformGrid,
+    BroadPhase, BruteForce, Error, HierarchicalGrid, LooseOctree, Octree, Result, SortAndSweep,
+    SpatialMasking, SweepAndPrune, UniformGrid,
 };
 
 /// The names [`create`] accepts, in the order the workbench lists them.
@@ -25,6 +25,15 @@ pub struct AlgorithmOptions {
     /// `grid`: most cells one box may cover before it goes to the oversized list; `None`
     /// (default) means [`crate::DEFAULT_MAX_CELLS_PER_BOX`] (64).
     pub grid_max_cells_per_box: Option<usize>,
+    /// `octree`: depth limit (root = 0, at most 30); `None` (default) means
+    /// [`crate::OCTREE_DEFAULT_MAX_DEPTH`] (8).
+    pub octree_max_depth: Option<u32>,
+    /// `octree`: a leaf splits when its list grows beyond this (at least 1); `None` (default)
+    /// means [`crate::OCTREE_DEFAULT_SPLIT_THRESHOLD`] (16).
+    pub octree_split_threshold: Option<usize>,
+    /// `loose-octree`: depth limit (root = 0, at most 30); `None` (default) means
+    /// [`crate::LOOSE_OCTREE_DEFAULT_MAX_DEPTH`] (10).
+    pub loose_octree_max_depth: Option<u32>,
 }
 
 /// Builds the algorithm called `name` (one of [`ALGORITHMS`]).
@@ -52,6 +61,19 @@ pub fn create(name: &str, options: &AlgorithmOptions) -> Result<Box<dyn BroadPha
             Box::new(grid)
         }
         "hgrid" => Box::new(HierarchicalGrid::new()),
+        "octree" => Box::new(Octree::with_limits(
+            options
+                .octree_max_depth
+                .unwrap_or(crate::OCTREE_DEFAULT_MAX_DEPTH),
+            options
+                .octree_split_threshold
+                .unwrap_or(crate::OCTREE_DEFAULT_SPLIT_THRESHOLD),
+        )?),
+        "loose-octree" => Box::new(LooseOctree::with_max_depth(
+            options
+                .loose_octree_max_depth
+                .unwrap_or(crate::LOOSE_OCTREE_DEFAULT_MAX_DEPTH),
+        )?),
         "masking" => Box::new(SpatialMasking::new()),
         _ => {
             return Err(Error::UnknownAlgorithm {
