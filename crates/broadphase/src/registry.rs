@@ -12,6 +12,8 @@ pub const ALGORITHMS: &[&str] = &[
     "sort-and-sweep",
     "grid",
     "hgrid",
+    "octree",
+    "loose-octree",
     "masking",
 ];
 
