@@ -22,9 +22,11 @@ pub const LOOSE_OCTREE_DEFAULT_MAX_DEPTH: u32 = 10;
 ///
 /// Nodes are created on the way down and freed when their subtree empties (reused later), so
 /// memory follows the occupied space. Loose boxes of neighbours overlap, so pairs come from a
-/// query per box: each box walks the nodes whose loose box overlaps it and tests the boxes with
-/// a larger slot (full recompute after re-inserting the moved boxes). Cost: O(n × nodes visited
-/// per query). [`LooseOctree::level_statistics`] gives the list lengths per depth to compare with
+/// query per box: each box walks the nodes down to its own depth whose loose box overlaps it and
+/// tests their boxes (on its own depth only those with a larger slot; deeper boxes find it
+/// themselves), a full recompute after re-inserting the boxes that changed node. Cost:
+/// O(n × nodes visited per query); a query meets at most 4 loose nodes per axis on each depth.
+/// [`LooseOctree::level_statistics`] gives the list lengths per depth to compare with
 /// [`Octree`](crate::Octree). The root and the outside list work as in [`Octree`](crate::Octree).
 /// Box queries and ray casts walk the tree.
 ///
@@ -104,15 +106,11 @@ impl LooseOctree {
         self.nodes.allocated_nodes()
     }
 
-    fn place(&mut self, slot: usize) {
-        let aabb = *self.proxies.aabb(slot);
-        if !self.nodes.bounds[0].contains(&aabb) {
-            self.nodes.add_item(OUTSIDE, slot);
-            return;
-        }
+    /// Walks from `node` towards the node `aabb` belongs in: returns it with `None`, or the
+    /// deepest existing node on the way with `Some(octant)` of the child that is missing.
+    fn descend(&self, aabb: &Aabb, mut node: u32) -> (u32, Option<usize>) {
         let center = aabb.center();
         let edge = aabb.extents().max_element();
-        let mut node = 0u32;
         while self.nodes.depth[node as usize] < self.max_depth {
             let cell = self.nodes.cell[node as usize];
             let split = cell.center();
@@ -123,16 +121,49 @@ impl LooseOctree {
             // Stop at the depth of the box's size (the child's cell would be smaller than the
             // box), or earlier if rounding made the child's loose box miss it.
             if child_cell.extents().min_element() < edge
-                || !self.nodes.loosen(&child_cell).contains(&aabb)
+                || !self.nodes.loosen(&child_cell).contains(aabb)
             {
                 break;
             }
-            if self.nodes.first_child[node as usize] == NO_NODE {
-                self.nodes.split(node);
+            let first = self.nodes.first_child[node as usize];
+            if first == NO_NODE {
+                return (node, Some(octant));
             }
-            node = self.nodes.first_child[node as usize] + octant as u32;
+            node = first + octant as u32;
         }
-        self.nodes.add_item(node, slot);
+        (node, None)
+    }
+
+    /// The node `aabb` belongs in if it exists (`OUTSIDE` beyond the root), else `None`.
+    fn existing_target(&self, aabb: &Aabb) -> Option<u32> {
+        if !self.nodes.bounds[0].contains(aabb) {
+            return Some(OUTSIDE);
+        }
+        match self.descend(aabb, 0) {
+            (node, None) => Some(node),
+            (_, Some(_)) => None,
+        }
+    }
+
+    fn place(&mut self, slot: usize) {
+        let aabb = *self.proxies.aabb(slot);
+        if !self.nodes.bounds[0].contains(&aabb) {
+            self.nodes.add_item(OUTSIDE, slot);
+            return;
+        }
+        let mut node = 0;
+        loop {
+            match self.descend(&aabb, node) {
+                (target, None) => {
+                    self.nodes.add_item(target, slot);
+                    return;
+                }
+                (deepest, Some(_)) => {
+                    self.nodes.split(deepest);
+                    node = deepest;
+                }
+            }
+        }
     }
 
     fn unplace(&mut self, slot: usize) {
@@ -176,6 +207,7 @@ impl LooseOctree {
             if nodes.items[owner].is_empty() || nodes.node_of.is_empty() {
                 continue;
             }
+            let depth = nodes.depth[owner];
             for &a in &nodes.items[owner] {
                 let aabb = proxies.aabb(a as usize);
                 stack.clear();
@@ -185,8 +217,11 @@ impl LooseOctree {
                     if nodes.subtree[n] == 0 || !nodes.bounds[n].overlaps(aabb) {
                         continue;
                     }
+                    // Partners on shallower depths are found here; on the same depth only by
+                    // the smaller slot; deeper ones find this box themselves.
+                    let same_depth = nodes.depth[n] == depth;
                     for &b in &nodes.items[n] {
-                        if b > a
+                        if (b > a || !same_depth)
                             && aabb.overlaps(proxies.aabb(b as usize))
                             && proxies.can_pair(a as usize, b as usize)
                         {
@@ -194,7 +229,7 @@ impl LooseOctree {
                         }
                     }
                     let first = nodes.first_child[n];
-                    if first != NO_NODE {
+                    if first != NO_NODE && !same_depth {
                         stack.extend(first..first + 8);
                     }
                 }
@@ -246,7 +281,9 @@ impl BroadPhase for LooseOctree {
         for k in 0..self.moved.len() {
             let slot = self.moved[k] as usize;
             self.is_moved[slot] = false;
-            if self.proxies.is_live(slot) {
+            if self.proxies.is_live(slot)
+                && self.existing_target(self.proxies.aabb(slot)) != Some(self.nodes.node_of[slot])
+            {
                 self.unplace(slot);
                 self.place(slot);
             }

@@ -140,6 +140,18 @@ impl Octree {
         Some(first + octant)
     }
 
+    /// The node `aabb` belongs in among the existing nodes (`OUTSIDE` beyond the root).
+    fn existing_target(&self, aabb: &Aabb) -> u32 {
+        if !self.nodes.cell[0].contains(aabb) {
+            return OUTSIDE;
+        }
+        let mut node = 0;
+        while let Some(child) = self.strict_child(node, aabb) {
+            node = child;
+        }
+        node
+    }
+
     fn place(&mut self, slot: usize) {
         let aabb = *self.proxies.aabb(slot);
         if !self.nodes.cell[0].contains(&aabb) {
@@ -340,7 +352,9 @@ impl BroadPhase for Octree {
         for k in 0..self.moved.len() {
             let slot = self.moved[k] as usize;
             self.is_moved[slot] = false;
-            if self.proxies.is_live(slot) {
+            if self.proxies.is_live(slot)
+                && self.existing_target(self.proxies.aabb(slot)) != self.nodes.node_of[slot]
+            {
                 self.unplace(slot);
                 self.place(slot);
             }
