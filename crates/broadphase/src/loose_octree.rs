@@ -228,9 +228,8 @@ impl LooseOctree {
                             pairs.mark(a, b);
                         }
                     }
-                    let first = nodes.first_child[n];
-                    if first != NO_NODE && !same_depth {
-                        stack.extend(first..first + 8);
+                    if !same_depth {
+                        nodes.push_occupied_children(node, stack);
                     }
                 }
             }

@@ -279,11 +279,15 @@ impl Octree {
                     }
                 }
             }
-            let first = nodes.first_child[n];
-            if first != NO_NODE {
+            let mut mask = nodes.child_mask[n];
+            if mask != 0 {
                 nodes.path.push(entry);
                 nodes.stack.push(entry | LEAVE);
-                nodes.stack.extend(first..first + 8);
+                let first = nodes.first_child[n];
+                while mask != 0 {
+                    nodes.stack.push(first + mask.trailing_zeros());
+                    mask &= mask - 1;
+                }
             }
         }
     }

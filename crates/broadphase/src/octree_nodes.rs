@@ -54,6 +54,8 @@ pub(crate) struct OctreeNodes {
     pub(crate) items: Vec<Vec<u32>>,
     /// Objects in the node's subtree, its own list included.
     pub(crate) subtree: Vec<u32>,
+    /// Bit `i` set when child `i` has a non-empty subtree, so walks skip empty children unseen.
+    pub(crate) child_mask: Vec<u8>,
     free_blocks: Vec<u32>,
     /// Loose factor: node bounds are the cell scaled by it about the centre (1 = tight).
     looseness: f32,
@@ -80,6 +82,7 @@ impl OctreeNodes {
             depth: Vec::new(),
             items: Vec::new(),
             subtree: Vec::new(),
+            child_mask: Vec::new(),
             free_blocks: Vec::new(),
             looseness,
             has_root: false,
@@ -139,6 +142,7 @@ impl OctreeNodes {
             self.items.push(Vec::new());
         }
         self.subtree.push(0);
+        self.child_mask.push(0);
         (self.cell.len() - 1) as u32
     }
 
@@ -153,6 +157,7 @@ impl OctreeNodes {
         self.parent.clear();
         self.depth.clear();
         self.subtree.clear();
+        self.child_mask.clear();
         self.free_blocks.clear();
         self.outside.clear();
         self.node_of.iter_mut().for_each(|n| *n = NO_NODE);
@@ -176,6 +181,7 @@ impl OctreeNodes {
                     self.parent[child] = node;
                     self.depth[child] = depth;
                     self.subtree[child] = 0;
+                    self.child_mask[child] = 0;
                 }
                 first
             }
@@ -201,6 +207,7 @@ impl OctreeNodes {
             self.free_children(child);
         }
         self.first_child[node as usize] = NO_NODE;
+        self.child_mask[node as usize] = 0;
         self.free_blocks.push(first);
     }
 
@@ -214,10 +221,23 @@ impl OctreeNodes {
         }
         self.position[slot] = self.items[node as usize].len() as u32;
         self.items[node as usize].push(slot as u32);
+        self.count_change(node, NO_NODE, true);
+    }
+
+    /// Adds or removes one object to the subtree counts from `node` up to `stop` (excluded),
+    /// keeping the parents' child masks in step.
+    fn count_change(&mut self, node: u32, stop: u32, added: bool) {
         let mut up = node;
-        while up != NO_NODE {
-            self.subtree[up as usize] += 1;
-            up = self.parent[up as usize];
+        while up != stop {
+            let u = up as usize;
+            let before = self.subtree[u];
+            self.subtree[u] = if added { before + 1 } else { before - 1 };
+            let parent = self.parent[u];
+            if parent != NO_NODE && (before == 0 || self.subtree[u] == 0) {
+                let bit = 1u8 << (up - self.first_child[parent as usize]);
+                self.child_mask[parent as usize] ^= bit;
+            }
+            up = parent;
         }
     }
 
@@ -239,11 +259,7 @@ impl OctreeNodes {
         }
         self.node_of[slot] = NO_NODE;
         if node != OUTSIDE {
-            let mut up = node;
-            while up != NO_NODE {
-                self.subtree[up as usize] -= 1;
-                up = self.parent[up as usize];
-            }
+            self.count_change(node, NO_NODE, false);
         }
         node
     }
@@ -259,11 +275,7 @@ impl OctreeNodes {
         self.position[slot] = self.items[to as usize].len() as u32;
         self.items[to as usize].push(slot as u32);
         self.node_of[slot] = to;
-        let mut up = to;
-        while up != from {
-            self.subtree[up as usize] += 1;
-            up = self.parent[up as usize];
-        }
+        self.count_change(to, from, true);
     }
 
     /// Fits a root cube around the bulk of the live boxes: the 5th to 95th percentile of their
@@ -337,10 +349,7 @@ impl OctreeNodes {
             for &slot in &self.items[n] {
                 visit(slot as usize)?;
             }
-            let first = self.first_child[n];
-            if first != NO_NODE {
-                stack.extend(first..first + 8);
-            }
+            self.push_occupied_children(node, &mut stack);
         }
         ControlFlow::Continue(())
     }
@@ -394,6 +403,17 @@ impl OctreeNodes {
         );
     }
 
+    /// Pushes the children of `node` whose subtree is not empty.
+    #[inline]
+    pub(crate) fn push_occupied_children(&self, node: u32, stack: &mut Vec<u32>) {
+        let mut mask = self.child_mask[node as usize];
+        let first = self.first_child[node as usize];
+        while mask != 0 {
+            stack.push(first + mask.trailing_zeros());
+            mask &= mask - 1;
+        }
+    }
+
     /// List statistics per depth, root first.
     pub(crate) fn level_statistics(&self) -> Vec<LevelStatistics> {
         let mut levels: Vec<LevelStatistics> = Vec::new();
@@ -444,6 +464,7 @@ impl OctreeNodes {
         (self.cell.capacity() + self.bounds.capacity()) * aabb
             + (self.first_child.capacity() + self.parent.capacity() + self.subtree.capacity()) * 4
             + self.depth.capacity()
+            + self.child_mask.capacity()
             + self.items.capacity() * std::mem::size_of::<Vec<u32>>()
             + self.items.iter().map(|l| l.capacity() * 4).sum::<usize>()
             + (self.free_blocks.capacity()
