@@ -22,10 +22,9 @@ pub const LOOSE_OCTREE_DEFAULT_MAX_DEPTH: u32 = 10;
 ///
 /// Nodes are created on the way down and freed when their subtree empties (reused later), so
 /// memory follows the occupied space. Loose boxes of neighbours overlap, so pairs come from a
-/// query per box: each box walks the nodes down to its own depth whose loose box overlaps it and
-/// tests their boxes (on its own depth only those with a larger slot; deeper boxes find it
-/// themselves), a full recompute after re-inserting the boxes that changed node. Cost:
-/// O(n × nodes visited per query); a query meets at most 4 loose nodes per axis on each depth.
+/// simultaneous walk over pairs of nodes whose loose boxes overlap, which tests every pair of
+/// candidate boxes exactly once (full recompute after re-inserting the boxes that changed node).
+/// Cost: O(overlapping node pairs + candidate box pairs).
 /// [`LooseOctree::level_statistics`] gives the list lengths per depth to compare with
 /// [`Octree`](crate::Octree). The root and the outside list work as in [`Octree`](crate::Octree).
 /// Box queries and ray casts walk the tree.
@@ -51,7 +50,7 @@ pub struct LooseOctree {
     max_depth: u8,
     moved: Vec<u32>,
     is_moved: Vec<bool>,
-    query_stack: Vec<u32>,
+    tasks: Vec<Task>,
 }
 
 impl Default for LooseOctree {
@@ -70,7 +69,7 @@ impl LooseOctree {
             max_depth: LOOSE_OCTREE_DEFAULT_MAX_DEPTH as u8,
             moved: Vec::new(),
             is_moved: Vec::new(),
-            query_stack: Vec::new(),
+            tasks: Vec::new(),
         }
     }
 
@@ -195,46 +194,95 @@ impl LooseOctree {
         self.nodes.outside_after_fit = self.nodes.outside.len();
     }
 
-    /// Each stored box queries the tree and tests the boxes with a larger slot.
+    /// Marks every overlapping pair in the tree exactly once with a simultaneous walk over pairs
+    /// of nodes whose loose boxes overlap (see [`Task`]).
     fn mark_tree_pairs(&mut self) {
-        let (nodes, proxies, pairs, stack) = (
-            &self.nodes,
-            &self.proxies,
-            &mut self.pairs,
-            &mut self.query_stack,
-        );
-        for owner in 0..nodes.cell.len() {
-            if nodes.items[owner].is_empty() || nodes.node_of.is_empty() {
-                continue;
+        let (nodes, proxies, pairs, tasks) =
+            (&self.nodes, &self.proxies, &mut self.pairs, &mut self.tasks);
+        let test = |pairs: &mut PairTracker, a: u32, b: u32| {
+            if proxies.aabb(a as usize).overlaps(proxies.aabb(b as usize))
+                && proxies.can_pair(a as usize, b as usize)
+            {
+                pairs.mark(a, b);
             }
-            let depth = nodes.depth[owner];
-            for &a in &nodes.items[owner] {
-                let aabb = proxies.aabb(a as usize);
-                stack.clear();
-                stack.push(0);
-                while let Some(node) = stack.pop() {
-                    let n = node as usize;
-                    if nodes.subtree[n] == 0 || !nodes.bounds[n].overlaps(aabb) {
-                        continue;
-                    }
-                    // Partners on shallower depths are found here; on the same depth only by
-                    // the smaller slot; deeper ones find this box themselves.
-                    let same_depth = nodes.depth[n] == depth;
-                    for &b in &nodes.items[n] {
-                        if (b > a || !same_depth)
-                            && aabb.overlaps(proxies.aabb(b as usize))
-                            && proxies.can_pair(a as usize, b as usize)
-                        {
-                            pairs.mark(a, b);
+        };
+        let children = |node: u32| {
+            let (mut mask, first) = (
+                nodes.child_mask[node as usize],
+                nodes.first_child[node as usize],
+            );
+            std::iter::from_fn(move || {
+                (mask != 0).then(|| {
+                    let child = first + mask.trailing_zeros();
+                    mask &= mask - 1;
+                    child
+                })
+            })
+        };
+        tasks.clear();
+        tasks.push(Task::Within(0));
+        while let Some(task) = tasks.pop() {
+            match task {
+                Task::Within(node) => {
+                    let items = &nodes.items[node as usize];
+                    for (k, &a) in items.iter().enumerate() {
+                        for &b in &items[k + 1..] {
+                            test(pairs, a, b);
                         }
                     }
-                    if !same_depth {
-                        nodes.push_occupied_children(node, stack);
+                    for child in children(node) {
+                        tasks.push(Task::Within(child));
+                        if !items.is_empty() {
+                            tasks.push(Task::ListAgainst(node, child));
+                        }
+                        for sibling in children(node).filter(|&s| s > child) {
+                            tasks.push(Task::Between(child, sibling));
+                        }
                     }
+                }
+                Task::Between(a, b) => {
+                    if !nodes.bounds[a as usize].overlaps(&nodes.bounds[b as usize]) {
+                        continue;
+                    }
+                    for &x in &nodes.items[a as usize] {
+                        for &y in &nodes.items[b as usize] {
+                            test(pairs, x, y);
+                        }
+                    }
+                    if !nodes.items[a as usize].is_empty() {
+                        tasks.extend(children(b).map(|child| Task::ListAgainst(a, child)));
+                    }
+                    tasks.extend(children(a).map(|child| Task::Between(child, b)));
+                }
+                Task::ListAgainst(owner, node) => {
+                    if !nodes.bounds[owner as usize].overlaps(&nodes.bounds[node as usize]) {
+                        continue;
+                    }
+                    for &x in &nodes.items[owner as usize] {
+                        for &y in &nodes.items[node as usize] {
+                            test(pairs, x, y);
+                        }
+                    }
+                    tasks.extend(children(node).map(|child| Task::ListAgainst(owner, child)));
                 }
             }
         }
     }
+}
+
+/// A step of the pair walk. Every pair of stored boxes is tested by exactly one task: boxes of
+/// one node by `Within`, a node's list against its descendants by `ListAgainst`, and boxes of
+/// two disjoint subtrees by the `Between` task of the two children of their lowest common
+/// ancestor. Loose boxes nest (a child's lies inside its parent's), so a pair of nodes whose
+/// loose boxes do not overlap prunes everything below them.
+#[derive(Debug, Clone, Copy)]
+enum Task {
+    /// All pairs within the subtree of the node.
+    Within(u32),
+    /// The boxes of the first node's subtree against those of the second's (disjoint subtrees).
+    Between(u32, u32),
+    /// The list of the first node against the subtree of the second (a descendant).
+    ListAgainst(u32, u32),
 }
 
 impl BroadPhase for LooseOctree {
@@ -321,7 +369,8 @@ impl BroadPhase for LooseOctree {
         self.proxies.memory_bytes()
             + self.pairs.memory_bytes()
             + self.nodes.memory_bytes()
-            + (self.moved.capacity() + self.query_stack.capacity()) * 4
+            + self.moved.capacity() * 4
+            + self.tasks.capacity() * std::mem::size_of::<Task>()
             + self.is_moved.capacity()
     }
 
