@@ -20,8 +20,12 @@ const P4: u64 = 2_654_435_761;
 /// The cell coordinate of `v` for cells of size `1 / inv_cell`: `floor(v · inv_cell)`, saturated.
 #[inline]
 pub(crate) fn cell_coord(v: f32, inv_cell: f64) -> i64 {
-    // `as` saturates on overflow; the clamp keeps range arithmetic far from i64 overflow.
-    ((v as f64 * inv_cell).floor() as i64).clamp(-CELL_LIMIT, CELL_LIMIT)
+    let x = v as f64 * inv_cell;
+    // Floor without a libm call: truncate (`as` saturates), then step down for negative
+    // fractions. Exact for |x| < 2^63; the clamp keeps range arithmetic far from overflow.
+    let truncated = x as i64;
+    let floor = truncated.saturating_sub(((truncated as f64) > x) as i64);
+    floor.clamp(-CELL_LIMIT, CELL_LIMIT)
 }
 
 /// An inclusive box of cells.
@@ -36,8 +40,16 @@ impl CellRange {
     #[inline]
     pub(crate) fn of(lo: glam::Vec3, hi: glam::Vec3, inv_cell: f64) -> Self {
         Self {
-            min: [0, 1, 2].map(|a| cell_coord(lo[a], inv_cell)),
-            max: [0, 1, 2].map(|a| cell_coord(hi[a], inv_cell)),
+            min: [
+                cell_coord(lo.x, inv_cell),
+                cell_coord(lo.y, inv_cell),
+                cell_coord(lo.z, inv_cell),
+            ],
+            max: [
+                cell_coord(hi.x, inv_cell),
+                cell_coord(hi.y, inv_cell),
+                cell_coord(hi.z, inv_cell),
+            ],
         }
     }
 
@@ -232,6 +244,12 @@ impl CellMap {
         self.keys.len()
     }
 
+    /// Number of (cell, slot) entries over all cells.
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> usize {
+        self.items.iter().map(Vec::len).sum()
+    }
+
     /// Removes every cell, keeping allocations.
     pub(crate) fn clear(&mut self) {
         self.heads.iter_mut().for_each(|h| *h = NONE);
@@ -264,6 +282,14 @@ mod tests {
         assert_eq!(cell_coord(0.0, 1.0), 0);
         assert_eq!(cell_coord(-0.5, 1.0), -1);
         assert_eq!(cell_coord(1.0, 1.0), 1);
+        assert_eq!(cell_coord(-1.0, 1.0), -1);
+        assert_eq!(cell_coord(-1.5, 2.0), -3);
+        assert_eq!(cell_coord(-0.0, 1.0), 0);
+        assert_eq!(cell_coord(2.999_999_8, 1.0), 2);
+        for k in -300..300 {
+            let v = k as f32 * 0.37;
+            assert_eq!(cell_coord(v, 3.0), (v as f64 * 3.0).floor() as i64, "{v}");
+        }
         assert_eq!(cell_coord(f32::MAX, 1.0), CELL_LIMIT);
         assert_eq!(cell_coord(-f32::MAX, 1.0), -CELL_LIMIT);
         assert_eq!(cell_coord(1e30, 1e6), CELL_LIMIT);

@@ -474,6 +474,57 @@ impl BroadPhase for UniformGrid {
     }
 }
 
+/// Structural checks for tests, right after an update.
+#[cfg(test)]
+impl UniformGrid {
+    /// Checks that every stored box is in exactly the cells of its current range (or in the
+    /// oversized list) and that the cells hold nothing else. Panics on the first violation.
+    fn validate(&self) {
+        let mut entries = 0;
+        for slot in 0..self.placement.len() {
+            match self.placement[slot] {
+                Placement::Cells => {
+                    assert!(self.proxies.is_live(slot), "dead slot {slot} stored");
+                    let aabb = self.proxies.aabb(slot);
+                    assert_eq!(
+                        self.ranges[slot],
+                        CellRange::of(aabb.min(), aabb.max(), self.inv_cell),
+                        "stale range of {slot}"
+                    );
+                    self.ranges[slot].for_each(|c| {
+                        let cell = self
+                            .cells
+                            .find(&Self::key(c))
+                            .expect("cell of a stored box");
+                        let copies = self
+                            .cells
+                            .items(cell)
+                            .iter()
+                            .filter(|&&s| s as usize == slot)
+                            .count();
+                        assert_eq!(copies, 1, "slot {slot} in cell {c:?}");
+                        entries += 1;
+                    });
+                }
+                Placement::Oversized => {
+                    assert_eq!(
+                        self.oversized[self.oversized_position[slot] as usize] as usize,
+                        slot
+                    );
+                }
+                Placement::None => {
+                    assert!(!self.proxies.is_live(slot), "live slot {slot} not stored")
+                }
+            }
+        }
+        assert_eq!(
+            entries,
+            self.cells.entries(),
+            "cells hold entries of no box"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -707,5 +758,50 @@ mod tests {
         grid.update(&mut events);
         assert!(events.is_empty());
         assert_eq!(sorted_pairs(&grid), pairs_before);
+    }
+
+    #[test]
+    fn cells_match_boxes_under_random_operations() {
+        use crate::verify::SplitMix64;
+        let mut rng = SplitMix64::new(5);
+        let mut bp = UniformGrid::with_cell_size(1.5).unwrap();
+        let mut ids = Vec::new();
+        let mut events = PairEvents::new();
+        for _ in 0..300 {
+            for _ in 0..rng.below(6) {
+                let c = glam::Vec3::new(
+                    rng.range(-20.0, 20.0),
+                    rng.range(-20.0, 20.0),
+                    rng.range(-20.0, 20.0),
+                );
+                let h = glam::Vec3::splat([0.0, 0.3, 1.0, 4.0, 1e30][rng.below(5)]);
+                let aabb = Aabb::new(c - h, c + h).unwrap();
+                ids.push(
+                    bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
+                        .unwrap(),
+                );
+            }
+            for _ in 0..rng.below(ids.len() / 2 + 1) {
+                let id = ids[rng.below(ids.len())];
+                let b = bp.aabb(id).unwrap();
+                let d = glam::Vec3::new(
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                );
+                let scale = glam::Vec3::splat([1.0, 1.0, 0.0, 2.0][rng.below(4)]);
+                let (c, h) = (
+                    b.center() + d,
+                    (b.extents() * 0.5 * scale).min(glam::Vec3::splat(1e30)),
+                );
+                bp.set_aabb(id, Aabb::new(c - h, c + h).unwrap()).unwrap();
+            }
+            if ids.len() > 30 && rng.chance(0.6) {
+                let id = ids.swap_remove(rng.below(ids.len()));
+                bp.remove(id).unwrap();
+            }
+            bp.update(&mut events);
+            bp.validate();
+        }
     }
 }

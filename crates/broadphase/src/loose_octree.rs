@@ -397,6 +397,7 @@ impl BroadPhase for LooseOctree {
 mod tests {
     use super::*;
     use crate::Octree;
+    use glam::Vec3;
 
     fn boxed(min: [f32; 3], max: [f32; 3]) -> Aabb {
         Aabb::from_arrays(min, max).unwrap()
@@ -492,5 +493,54 @@ mod tests {
     fn depth_limit_is_validated() {
         assert!(LooseOctree::with_max_depth(31).is_err());
         assert!(LooseOctree::with_max_depth(0).is_ok());
+    }
+
+    #[test]
+    fn invariants_hold_under_random_operations() {
+        use crate::verify::SplitMix64;
+        let mut rng = SplitMix64::new(11);
+        let mut tree = LooseOctree::with_max_depth(8).unwrap();
+        let mut ids = Vec::new();
+        let mut events = PairEvents::new();
+        for step in 0..300 {
+            for _ in 0..rng.below(6) {
+                let c = Vec3::new(
+                    rng.range(0.0, 50.0),
+                    rng.range(0.0, 50.0),
+                    rng.range(0.0, 50.0),
+                );
+                let h = Vec3::splat(if rng.chance(0.05) {
+                    30.0
+                } else {
+                    rng.range(0.0, 2.0)
+                });
+                ids.push(
+                    tree.insert(
+                        Aabb::new(c - h, c + h).unwrap(),
+                        ProxyKind::Dynamic,
+                        CollisionFilter::ALL,
+                    )
+                    .unwrap(),
+                );
+            }
+            for _ in 0..rng.below(ids.len() / 2 + 1) {
+                let id = ids[rng.below(ids.len())];
+                let b = tree.aabb(id).unwrap();
+                // Drift away over time so that the root is re-fitted now and then.
+                let d = Vec3::new(
+                    rng.range(-1.0, 3.0),
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                ) * (1.0 + step as f32 * 0.05);
+                tree.set_aabb(id, Aabb::new(b.min() + d, b.max() + d).unwrap())
+                    .unwrap();
+            }
+            if ids.len() > 40 && rng.chance(0.5) {
+                let id = ids.swap_remove(rng.below(ids.len()));
+                tree.remove(id).unwrap();
+            }
+            tree.update(&mut events);
+            tree.nodes.validate(&tree.proxies);
+        }
     }
 }

@@ -444,6 +444,59 @@ impl OctreeNodes {
         levels
     }
 
+    /// Checks every structural invariant against `proxies` right after an update: subtree
+    /// counts and child masks, parent links, list positions, and every stored box inside its
+    /// node's bounds. Panics with a description of the first violation.
+    #[cfg(test)]
+    pub(crate) fn validate(&self, proxies: &ProxyTable) {
+        for (i, &slot) in self.outside.iter().enumerate() {
+            assert_eq!(self.node_of[slot as usize], OUTSIDE, "outside slot {slot}");
+            assert_eq!(self.position[slot as usize] as usize, i);
+        }
+        let mut stored = self.outside.len();
+        if self.has_root {
+            let mut stack = vec![0u32];
+            while let Some(node) = stack.pop() {
+                let n = node as usize;
+                let mut count = self.items[n].len() as u32;
+                for (i, &slot) in self.items[n].iter().enumerate() {
+                    let s = slot as usize;
+                    assert_eq!(
+                        (self.node_of[s], self.position[s] as usize),
+                        (node, i),
+                        "slot {slot}"
+                    );
+                    assert!(proxies.is_live(s), "dead slot {slot} in node {node}");
+                    assert!(
+                        self.bounds[n].contains(proxies.aabb(s)),
+                        "slot {slot} outside node {node}"
+                    );
+                }
+                let first = self.first_child[n];
+                if first != NO_NODE {
+                    for child in first..first + 8 {
+                        let c = child as usize;
+                        assert_eq!(self.parent[c], node);
+                        assert_eq!(self.depth[c], self.depth[n] + 1);
+                        assert!(
+                            self.bounds[n].contains(&self.bounds[c]),
+                            "child {child} not nested"
+                        );
+                        let bit = self.child_mask[n] >> (child - first) & 1 == 1;
+                        assert_eq!(bit, self.subtree[c] > 0, "mask bit of child {child}");
+                        count += self.subtree[c];
+                        stack.push(child);
+                    }
+                } else {
+                    assert_eq!(self.child_mask[n], 0);
+                }
+                assert_eq!(self.subtree[n], count, "subtree count of node {node}");
+            }
+            stored += self.subtree[0] as usize;
+        }
+        assert_eq!(stored, proxies.len(), "every live proxy is stored once");
+    }
+
     /// Nodes in use (allocated minus freed).
     pub(crate) fn node_count(&self) -> usize {
         self.cell.len() - self.free_blocks.len() * 8
