@@ -94,22 +94,20 @@ pub(crate) struct CellKey {
 }
 
 impl CellKey {
-    /// The slides' spatial hash `(i·p1 xor j·p2 xor k·p3) mod n` (plus the level), before the
-    /// `mod n`, which the table applies as a mask because `n` is a power of two.
+    /// The slides' spatial hash `i·p1 xor j·p2 xor k·p3` (xor the level times a fourth prime),
+    /// before the `mod n` (see [`CellMap`]).
     #[inline]
     fn hash(&self) -> u64 {
         let [i, j, k] = self.coords;
-        let h = (i as u64).wrapping_mul(P1)
+        (i as u64).wrapping_mul(P1)
             ^ (j as u64).wrapping_mul(P2)
             ^ (k as u64).wrapping_mul(P3)
-            ^ (self.level as u64).wrapping_mul(P4);
-        // Fold the high half in so that coordinates differing only in high bits still spread.
-        h ^ (h >> 32)
+            ^ (self.level as u64).wrapping_mul(P4)
     }
 }
 
-/// A spatial hash of occupied cells: buckets of chained cells, each with the list of proxy slots
-/// stored in it.
+/// A spatial hash of occupied cells: `n` (a power of two) buckets of chained cells, each with
+/// the list of proxy slots stored in it.
 ///
 /// Only occupied cells exist: a cell whose list empties is unlinked and its index (with its list's
 /// allocation) reused, so memory is bounded by the peak number of occupied cells however far
@@ -130,7 +128,11 @@ const FREED: u32 = u32::MAX - 1;
 impl CellMap {
     #[inline]
     fn bucket(&self, key: &CellKey) -> usize {
-        (key.hash() & (self.heads.len() as u64 - 1)) as usize
+        // `mod n` for a power-of-two `n`, taken from the top bits of a Fibonacci multiply: with
+        // a plain mask, the low bits of the xor of prime products depend only on the low bits
+        // of the coordinates, so cells a multiple of `n` apart always collide.
+        let bits = self.heads.len().trailing_zeros();
+        (key.hash().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
     }
 
     /// The index of the cell at `key`, if occupied.
