@@ -14,6 +14,10 @@ pub const HGRID_MIN_LEVEL: i32 = -20;
 /// The coarsest level; boxes with an edge above 2^127 (or infinite) go to the oversized list.
 pub const HGRID_MAX_LEVEL: i32 = 127;
 const LEVELS: usize = (HGRID_MAX_LEVEL - HGRID_MIN_LEVEL + 1) as usize;
+/// Default of [`HierarchicalGrid::set_scan_limit`]: levels with at most this many boxes are
+/// searched by testing all their boxes instead of hashing cells (a box test costs a few
+/// nanoseconds, a cell lookup tens).
+pub const HGRID_DEFAULT_SCAN_LIMIT: usize = 32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Placement {
@@ -30,7 +34,9 @@ enum Placement {
 /// Pairs are found at the coarser level of the two boxes: every box looks up the ≤ 8 cells its
 /// box overlaps on its own and every coarser occupied level, and a pair is reported only in the
 /// cell holding the minimum corner of the intersection (and, between two boxes of the same
-/// level, only by the smaller slot). The cost per box is O(occupied levels ≥ its level × cell
+/// level, only by the smaller slot). Levels holding at most 32 boxes (see
+/// [`HierarchicalGrid::set_scan_limit`]) are not hashed: their boxes
+/// are tested directly, which keeps the few large boxes of a wide size spread cheap. The cost per box is O(occupied levels ≥ its level × cell
 /// occupancy), independent of the spread of sizes, where a uniform grid either stores big boxes
 /// in many cells or puts many small boxes in one cell.
 ///
@@ -59,14 +65,16 @@ pub struct HierarchicalGrid {
     cells: CellMap,
     /// `1 / 2^level` by level index.
     inv_cell: Vec<f64>,
-    /// Boxes per level index.
-    level_counts: Vec<u32>,
+    /// The boxes of each level (by level index).
+    members: Vec<Vec<u32>>,
+    scan_limit: usize,
     /// Occupied levels in increasing order, rebuilt at each update.
     occupied: Vec<i32>,
     // Per slot.
     placement: Vec<Placement>,
     levels: Vec<i32>,
     ranges: Vec<CellRange>,
+    /// Position in the oversized list or in the level's member list.
     oversized_position: Vec<u32>,
     is_moved: Vec<bool>,
     oversized: Vec<u32>,
@@ -109,7 +117,8 @@ impl HierarchicalGrid {
             inv_cell: (HGRID_MIN_LEVEL..=HGRID_MAX_LEVEL)
                 .map(|k| (-k as f64).exp2())
                 .collect(),
-            level_counts: vec![0; LEVELS],
+            members: vec![Vec::new(); LEVELS],
+            scan_limit: HGRID_DEFAULT_SCAN_LIMIT,
             occupied: Vec::with_capacity(LEVELS),
             placement: Vec::new(),
             levels: Vec::new(),
@@ -121,6 +130,12 @@ impl HierarchicalGrid {
         }
     }
 
+    /// Levels with at most `limit` boxes are searched by testing each of their boxes rather than
+    /// by hashing cells (0: always hash). Default [`HGRID_DEFAULT_SCAN_LIMIT`].
+    pub fn set_scan_limit(&mut self, limit: usize) {
+        self.scan_limit = limit;
+    }
+
     /// The levels holding at least one box as of the last update, finest first.
     pub fn occupied_levels(&self) -> &[i32] {
         &self.occupied
@@ -129,7 +144,7 @@ impl HierarchicalGrid {
     /// Number of boxes stored at `level` (cell edge `2^level`).
     pub fn level_count(&self, level: i32) -> usize {
         if (HGRID_MIN_LEVEL..=HGRID_MAX_LEVEL).contains(&level) {
-            self.level_counts[(level - HGRID_MIN_LEVEL) as usize] as usize
+            self.members[(level - HGRID_MIN_LEVEL) as usize].len()
         } else {
             0
         }
@@ -188,7 +203,9 @@ impl HierarchicalGrid {
                 self.placement[slot] = Placement::Cells;
                 self.levels[slot] = level;
                 self.ranges[slot] = range;
-                self.level_counts[Self::level_index(level)] += 1;
+                let members = &mut self.members[Self::level_index(level)];
+                self.oversized_position[slot] = members.len() as u32;
+                members.push(slot as u32);
                 let cells = &mut self.cells;
                 range.for_each(|coords| cells.push(CellKey { level, coords }, slot as u32));
             }
@@ -200,7 +217,12 @@ impl HierarchicalGrid {
             Placement::None => {}
             Placement::Cells => {
                 let level = self.levels[slot];
-                self.level_counts[Self::level_index(level)] -= 1;
+                let members = &mut self.members[Self::level_index(level)];
+                let at = self.oversized_position[slot] as usize;
+                members.swap_remove(at);
+                if let Some(&other) = members.get(at) {
+                    self.oversized_position[other as usize] = at as u32;
+                }
                 let cells = &mut self.cells;
                 self.ranges[slot]
                     .for_each(|coords| cells.remove(CellKey { level, coords }, slot as u32));
@@ -251,6 +273,20 @@ impl HierarchicalGrid {
         let own = self.levels[slot];
         for &level in &self.occupied {
             if level < own {
+                continue;
+            }
+            let members = &self.members[Self::level_index(level)];
+            if members.len() <= self.scan_limit {
+                // A sparse level: testing its few boxes beats hashing up to 8 cells.
+                for &other in members {
+                    let other = other as usize;
+                    if (level != own || other > slot)
+                        && aabb.overlaps(proxies.aabb(other))
+                        && proxies.can_pair(slot, other)
+                    {
+                        self.pairs.mark(slot as u32, other as u32);
+                    }
+                }
                 continue;
             }
             let range = if level == own {
@@ -322,8 +358,8 @@ impl BroadPhase for HierarchicalGrid {
         }
         self.moved.clear();
         self.occupied.clear();
-        for (index, &count) in self.level_counts.iter().enumerate() {
-            if count > 0 {
+        for (index, members) in self.members.iter().enumerate() {
+            if !members.is_empty() {
                 self.occupied.push(index as i32 + HGRID_MIN_LEVEL);
             }
         }
@@ -362,7 +398,7 @@ impl BroadPhase for HierarchicalGrid {
         self.oversized.clear();
         self.moved.clear();
         self.occupied.clear();
-        self.level_counts.iter_mut().for_each(|c| *c = 0);
+        self.members.iter_mut().for_each(Vec::clear);
         self.placement.iter_mut().for_each(|p| *p = Placement::None);
         self.is_moved.iter_mut().for_each(|m| *m = false);
     }
@@ -380,7 +416,12 @@ impl BroadPhase for HierarchicalGrid {
             + self.pairs.memory_bytes()
             + self.cells.memory_bytes()
             + self.inv_cell.capacity() * 8
-            + (self.level_counts.capacity() + self.occupied.capacity()) * 4
+            + self
+                .members
+                .iter()
+                .map(|m| m.capacity() * 4 + 24)
+                .sum::<usize>()
+            + self.occupied.capacity() * 4
             + self.placement.capacity()
             + self.levels.capacity() * 4
             + self.ranges.capacity() * std::mem::size_of::<CellRange>()
@@ -677,6 +718,29 @@ mod tests {
             }
             bp.update(&mut events);
             bp.validate();
+        }
+    }
+
+    #[test]
+    fn hashed_and_scanned_levels_match_the_model() {
+        use crate::verify::{Scenario, Verifier, VerifyConfig};
+        for scan_limit in [0, 4] {
+            for scenario in Scenario::ALL {
+                let mut hgrid = HierarchicalGrid::new();
+                hgrid.set_scan_limit(scan_limit);
+                let config = VerifyConfig {
+                    objects: 150,
+                    steps: 80,
+                    seed: 3,
+                    scenario: Some(scenario),
+                };
+                let report = Verifier::new(vec![Box::new(hgrid)]).run(&config);
+                assert_eq!(
+                    report.mismatches, 0,
+                    "{scenario}, limit {scan_limit}: {:?}",
+                    report.first_mismatch
+                );
+            }
         }
     }
 }

@@ -33,7 +33,7 @@ pub use brute_force::BruteForce;
 pub use error::{Error, Result};
 pub use glam::Vec3;
 pub use grid::{UniformGrid, DEFAULT_MAX_CELLS_PER_BOX};
-pub use hgrid::{HierarchicalGrid, HGRID_MAX_LEVEL, HGRID_MIN_LEVEL};
+pub use hgrid::{HierarchicalGrid, HGRID_DEFAULT_SCAN_LIMIT, HGRID_MAX_LEVEL, HGRID_MIN_LEVEL};
 pub use loose_octree::{LooseOctree, LOOSE_OCTREE_DEFAULT_MAX_DEPTH};
 pub use masking::{SpatialMasking, MASKING_MAX_BINS};
 pub use octree::{

@@ -27,6 +27,9 @@ pub struct AlgorithmOptions {
     /// `grid`: most cells one box may cover before it goes to the oversized list; `None`
     /// (default) means [`crate::DEFAULT_MAX_CELLS_PER_BOX`] (64).
     pub grid_max_cells_per_box: Option<usize>,
+    /// `hgrid`: levels with at most this many boxes are tested box by box instead of hashed
+    /// (0: always hash); `None` (default) means [`crate::HGRID_DEFAULT_SCAN_LIMIT`] (32).
+    pub hgrid_scan_limit: Option<usize>,
     /// `octree`: depth limit (root = 0, at most 30); `None` (default) means
     /// [`crate::OCTREE_DEFAULT_MAX_DEPTH`] (8).
     pub octree_max_depth: Option<u32>,
@@ -62,7 +65,15 @@ pub fn create(name: &str, options: &AlgorithmOptions) -> Result<Box<dyn BroadPha
             )?;
             Box::new(grid)
         }
-        "hgrid" => Box::new(HierarchicalGrid::new()),
+        "hgrid" => {
+            let mut hgrid = HierarchicalGrid::new();
+            hgrid.set_scan_limit(
+                options
+                    .hgrid_scan_limit
+                    .unwrap_or(crate::HGRID_DEFAULT_SCAN_LIMIT),
+            );
+            Box::new(hgrid)
+        }
         "octree" => Box::new(Octree::with_limits(
             options
                 .octree_max_depth
