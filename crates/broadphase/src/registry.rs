@@ -1,8 +1,8 @@
 //! Algorithms by name, for programs that choose one at run time.
 
 use crate::{
-    BroadPhase, BruteForce, Error, HierarchicalGrid, LooseOctree, Octree, Result, SortAndSweep,
-    SpatialMasking, SweepAndPrune, UniformGrid,
+    Adaptive, AdaptiveOptions, BroadPhase, BruteForce, Error, HierarchicalGrid, LooseOctree,
+    Octree, Result, SortAndSweep, SpatialMasking, SweepAndPrune, UniformGrid,
 };
 
 /// The names [`create`] accepts, in the order the workbench lists them.
@@ -10,6 +10,7 @@ pub const ALGORITHMS: &[&str] = &[
     "brute-force",
     "sap",
     "sort-and-sweep",
+    "adaptive",
     "grid",
     "hgrid",
     "octree",
@@ -21,6 +22,8 @@ pub const ALGORITHMS: &[&str] = &[
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct AlgorithmOptions {
+    /// Settings of `adaptive`.
+    pub adaptive: AdaptiveOptions,
     /// `grid`: cell edge length; `None` (default) chooses twice the mean largest box edge at
     /// the first update with proxies.
     pub grid_cell_size: Option<f32>,
@@ -53,6 +56,7 @@ pub fn create(name: &str, options: &AlgorithmOptions) -> Result<Box<dyn BroadPha
         "brute-force" => Box::new(BruteForce::new()),
         "sap" => Box::new(SweepAndPrune::new()),
         "sort-and-sweep" => Box::new(SortAndSweep::new()),
+        "adaptive" => Box::new(Adaptive::new(options.adaptive.clone())?),
         "grid" => {
             let mut grid = match options.grid_cell_size {
                 Some(size) => UniformGrid::with_cell_size(size)?,
