@@ -122,6 +122,9 @@ pub(crate) struct CellMap {
     occupied: usize,
 }
 
+/// Initial capacity of a cell's slot list.
+const LIST_CAPACITY: usize = 8;
+
 /// `next` value marking a freed cell.
 const FREED: u32 = u32::MAX - 1;
 
@@ -193,7 +196,9 @@ impl CellMap {
             None => {
                 self.keys.push(key);
                 self.next.push(NONE);
-                self.items.push(Vec::new());
+                // Lists move between cells as cells are freed and reused; starting them at a
+                // typical occupancy keeps a reused list from growing in a later step.
+                self.items.push(Vec::with_capacity(LIST_CAPACITY));
                 self.keys.len() - 1
             }
         };
