@@ -70,7 +70,7 @@ fn steady_state_steps_do_not_allocate() {
         }
         let mut events = PairEvents::new();
         // A periodic motion: every box steps back and forth across cell and node boundaries.
-        let mut step = |bp: &mut Box<dyn BroadPhase>, events: &mut PairEvents, phase: usize| {
+        let step = |bp: &mut Box<dyn BroadPhase>, events: &mut PairEvents, phase: usize| {
             for (i, (&id, &(center, half))) in ids.iter().zip(&base).enumerate() {
                 let offset = Vec3::new(0.9, -0.6, 0.45) * [0.0, 1.0, 0.0, -1.0][(phase + i) % 4];
                 bp.set_aabb(
