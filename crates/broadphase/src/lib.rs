@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod aabb;
+mod box_pruning;
 mod broad_phase;
 mod brute_force;
 mod error;
@@ -21,6 +22,10 @@ mod sweep_and_prune;
 pub mod verify;
 
 pub use aabb::Aabb;
+pub use box_pruning::{
+    bipartite_pairs, bipartite_pairs_with, complete_pairs, complete_pairs_with, PruneOptions,
+    PruneScratch,
+};
 pub use broad_phase::BroadPhase;
 pub use brute_force::BruteForce;
 pub use error::{Error, Result};

@@ -36,7 +36,7 @@ pub fn radix_sort_keys(items: &mut Vec<u64>, scratch: &mut Vec<u64>) {
         items.sort_unstable_by_key(|&item| item >> 32);
         return;
     }
-    let mut counts = vec![[0u32; BUCKETS]; PASSES];
+    let mut counts = [[0u32; BUCKETS]; PASSES]; // on the stack: no allocation per call
     for &item in items.iter() {
         let key = (item >> 32) as u32;
         for (pass, count) in counts.iter_mut().enumerate() {
@@ -72,10 +72,25 @@ mod tests {
     #[test]
     fn key_order_matches_float_order() {
         let values = [
-            -f32::MAX, -1e30, -1.0, -f32::MIN_POSITIVE, -1e-45, -0.0, 0.0, 1e-45, 1.0, 1e30, f32::MAX,
+            -f32::MAX,
+            -1e30,
+            -1.0,
+            -f32::MIN_POSITIVE,
+            -1e-45,
+            -0.0,
+            0.0,
+            1e-45,
+            1.0,
+            1e30,
+            f32::MAX,
         ];
         for w in values.windows(2) {
-            assert!(sortable_key(w[0]) <= sortable_key(w[1]), "{} {}", w[0], w[1]);
+            assert!(
+                sortable_key(w[0]) <= sortable_key(w[1]),
+                "{} {}",
+                w[0],
+                w[1]
+            );
         }
         assert_eq!(sortable_key(-0.0), sortable_key(0.0));
     }
