@@ -85,6 +85,13 @@ impl std::fmt::Debug for PruneScratch {
     }
 }
 
+/// A clone is fresh, empty scratch: buffers hold no state worth copying.
+impl Clone for PruneScratch {
+    fn clone(&self) -> Self {
+        Self::new()
+    }
+}
+
 impl PruneScratch {
     /// Empty buffers.
     pub fn new() -> Self {
