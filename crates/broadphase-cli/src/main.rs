@@ -1,6 +1,7 @@
 //! `broadphase`: the command-line workbench.
 
 mod bench;
+mod prune;
 mod stats;
 mod verify;
 
@@ -22,6 +23,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Drives algorithms and an exact model with random operations and compares them.
     Verify(verify::VerifyArgs),
+    /// One-shot complete box pruning on a generated workload, beside brute force and parry3d.
+    Prune(prune::PruneArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(args) => bench::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Prune(args) => prune::run(&args),
     };
     match result {
         Ok(code) => code,
