@@ -133,6 +133,7 @@ impl Grid {
 
 /// Writes the sorted boxes (from `scratch.keys`) into `scratch.arrays`, bucketed into a grid
 /// when `bucketing` is allowed and the scene is dense enough. O(n + copies).
+#[inline(never)]
 pub(super) fn gather<const N: usize>(
     scratch: &mut PruneScratch,
     sources: Sources<'_, N>,

@@ -1,10 +1,16 @@
 //! Step 4 on x86_64 with AVX2: eight candidates per step. Same tests, same order, same output
 //! as [`super::sweep_scalar`] (ordered, non-signalling `<=` compares; inputs have no NaN).
+//!
+//! Pairs are written without branching on the hits: the eight candidate pairs of a step are
+//! compacted with a lane permutation chosen by the hit mask, stored whole (64 bytes) into the
+//! output's spare capacity, and the length advances by the number of hits. No call sits in
+//! the inner loop (growing the output is a cold path), so the broadcast values stay in
+//! registers.
 
 use std::arch::x86_64::*;
+use std::mem::offset_of;
 use std::ops::Range;
 
-use super::sweep_scalar::ordered;
 use super::{SweepArrays, PADDING};
 
 /// Appends `(low, high - shift)` for every reported pair whose first entry is in `range`;
@@ -49,7 +55,9 @@ fn sweep_avx2(arrays: &SweepArrays, range: Range<usize>, shift: u32, out: &mut V
     let min_zs = arrays.min_z.as_ptr();
     let max_zs = arrays.max_z.as_ptr();
     let codes = arrays.code.as_ptr();
+    let indices = arrays.index.as_ptr();
     let zero = _mm256_setzero_si256();
+    let shift = _mm256_set1_epi32(shift as i32);
     for i in range {
         let max_x = _mm256_set1_ps(arrays.max_x[i]);
         let min_y = _mm256_set1_ps(arrays.min_y[i]);
@@ -57,7 +65,7 @@ fn sweep_avx2(arrays: &SweepArrays, range: Range<usize>, shift: u32, out: &mut V
         let min_z = _mm256_set1_ps(arrays.min_z[i]);
         let max_z = _mm256_set1_ps(arrays.max_z[i]);
         let code = _mm256_set1_epi32(arrays.code[i] as i32);
-        let index = arrays.index[i];
+        let index = _mm256_set1_epi32(arrays.index[i] as i32);
         let mut j = i + 1;
         loop {
             // SAFETY: `j + 8 <= len`, see the function's comment.
@@ -90,11 +98,30 @@ fn sweep_avx2(arrays: &SweepArrays, range: Range<usize>, shift: u32, out: &mut V
                 zero,
             ));
             let hit = _mm256_and_ps(_mm256_and_ps(x_ok, y_ok), _mm256_and_ps(z_ok, code_ok));
-            let mut bits = _mm256_movemask_ps(hit) as u32;
-            while bits != 0 {
-                let lane = bits.trailing_zeros() as usize;
-                out.push(ordered(index, arrays.index[j + lane], shift));
-                bits &= bits - 1;
+            let bits = _mm256_movemask_ps(hit) as usize;
+            // SAFETY: `j + 8 <= len`, as for the loads above.
+            let others = unsafe { _mm256_loadu_si256(indices.add(j).cast::<__m256i>()) };
+            let compact = _mm256_permutevar8x32_epi32(others, COMPACT[bits]);
+            let low = _mm256_min_epu32(index, compact);
+            let high = _mm256_sub_epi32(_mm256_max_epu32(index, compact), shift);
+            // Interleave to (low, high) pairs in lane order: [p0 p1 p2 p3] and [p4 p5 p6 p7].
+            let even = _mm256_unpacklo_epi32(low, high);
+            let odd = _mm256_unpackhi_epi32(low, high);
+            let first = _mm256_permute2x128_si256::<0x20>(even, odd);
+            let second = _mm256_permute2x128_si256::<0x31>(even, odd);
+            if out.capacity() - out.len() < 8 {
+                grow(out);
+            }
+            let count = bits.count_ones() as usize;
+            // SAFETY: the output has room for 8 more pairs (just ensured), a `(u32, u32)` is
+            // two u32 at offsets 0 and 4 (asserted at compile time below), so the two
+            // unaligned 32-byte stores write pairs `len .. len + 8` inside the allocation, and
+            // the first `count` of them are initialised pairs when the length grows.
+            unsafe {
+                let end = out.as_mut_ptr().add(out.len()).cast::<__m256i>();
+                _mm256_storeu_si256(end, first);
+                _mm256_storeu_si256(end.add(1), second);
+                out.set_len(out.len() + count);
             }
             if x_bits != 0xff {
                 break;
@@ -102,4 +129,40 @@ fn sweep_avx2(arrays: &SweepArrays, range: Range<usize>, shift: u32, out: &mut V
             j += 8;
         }
     }
+}
+
+const _: () = assert!(
+    offset_of!((u32, u32), 0) == 0
+        && offset_of!((u32, u32), 1) == 4
+        && size_of::<(u32, u32)>() == 8
+);
+
+/// Makes room for at least eight more pairs; out of the inner loop's way.
+#[cold]
+#[inline(never)]
+fn grow(out: &mut Vec<(u32, u32)>) {
+    out.reserve(out.len().max(1024));
+}
+
+/// For each 8-bit hit mask, the lane permutation that moves the hit lanes, in order, to the
+/// front.
+static COMPACT: [__m256i; 256] = compact_table();
+
+const fn compact_table() -> [__m256i; 256] {
+    let mut table = [[0i32; 8]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut lane, mut next) = (0, 0);
+        while lane < 8 {
+            if mask & (1 << lane) != 0 {
+                table[mask][next] = lane as i32;
+                next += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    // SAFETY: `[i32; 8]` and `__m256i` have the same size (32 bytes) and every bit pattern is
+    // a valid value of both.
+    unsafe { std::mem::transmute::<[[i32; 8]; 256], [__m256i; 256]>(table) }
 }
