@@ -11,7 +11,7 @@
 //! This only needs the cell function to be monotone, which holds for every finite input.
 
 use super::sort::{locate, Sources};
-use super::{PruneScratch, SweepArrays, PADDING};
+use super::{Entry, PruneScratch, SweepArrays, PADDING};
 use crate::Aabb;
 
 /// Fewer boxes than this are swept without a grid: the sort dominates anyway.
@@ -181,10 +181,20 @@ pub(super) fn gather<const N: usize>(
         position += count + PADDING;
     }
     let len = position;
-    arrays.reset(len);
-    arrays.swept = len - PADDING;
-    arrays.cells = grid.cell_count();
-    for &key in &scratch.keys {
+    // Entries are scattered to their cells as whole records (two per cache line, one open
+    // line per cell), then transposed to the arrays in one sequential pass: scattering into
+    // eight arrays directly would keep eight open lines per cell, far more than the caches
+    // hold when there are thousands of cells.
+    let staging = &mut scratch.staging;
+    // Every position is written below (entries, then sentinels): no clearing pass.
+    staging.resize(len, Entry::SENTINEL);
+    staging.truncate(len);
+    let keys = &scratch.keys;
+    for (k, &key) in keys.iter().enumerate() {
+        // Boxes are read in sorted order, which is random in memory: ask for later ones early.
+        if let Some(&ahead) = keys.get(k + PREFETCH_DISTANCE) {
+            prefetch(locate(&sources, ahead as u32).0);
+        }
         let index = key as u32;
         let (aabb, tag) = locate(&sources, index);
         let (y0, y1, z0, z1) = grid.cells_of(aabb);
@@ -193,11 +203,34 @@ pub(super) fn gather<const N: usize>(
             let y_code = tag | (y != y0) as u32;
             for z in z0..=z1 {
                 let cursor = &mut scratch.cell_cursor[row + z as usize];
-                arrays.write(*cursor, aabb, y_code | ((z != z0) as u32) << 1, index);
+                staging[*cursor] = Entry::new(aabb, y_code | ((z != z0) as u32) << 1, index);
                 *cursor += 1;
             }
         }
     }
+    // Each cursor now stands at the end of its cell's entries: the sentinels go there.
+    for &end in &scratch.cell_cursor {
+        staging[end..end + PADDING].fill(Entry::SENTINEL);
+    }
+    arrays.transpose_from(staging);
+    arrays.swept = len - PADDING;
+    arrays.cells = grid.cell_count();
+}
+
+/// How many sorted boxes ahead the gather prefetches.
+const PREFETCH_DISTANCE: usize = 16;
+
+/// A hint that `aabb` will be read soon; does nothing on other architectures.
+#[inline(always)]
+fn prefetch(aabb: &Aabb) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch never faults and writes nothing; the address is a valid reference.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((aabb as *const Aabb).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = aabb;
 }
 
 /// No grid: the sorted boxes, then the sentinels.
@@ -207,10 +240,16 @@ fn gather_single_cell<const N: usize>(
     sources: &Sources<'_, N>,
 ) {
     let n = keys.len();
-    arrays.reset(n + PADDING);
+    arrays.set_len(n + PADDING);
+    for position in n..n + PADDING {
+        arrays.write_sentinel(position);
+    }
     arrays.swept = n;
     arrays.cells = 1;
     for (position, &key) in keys.iter().enumerate() {
+        if let Some(&ahead) = keys.get(position + PREFETCH_DISTANCE) {
+            prefetch(locate(sources, ahead as u32).0);
+        }
         let index = key as u32;
         let (aabb, tag) = locate(sources, index);
         arrays.write(position, aabb, tag, index);

@@ -71,6 +71,8 @@ pub struct PruneScratch {
     keys_tmp: Vec<u64>,
     /// Per-cell entry counts, then write cursors.
     cell_cursor: Vec<usize>,
+    /// Grid entries in cell order as records, before the transpose into `arrays`.
+    staging: Vec<Entry>,
     arrays: SweepArrays,
     #[cfg(feature = "parallel")]
     parallel: parallel::ParallelScratch,
@@ -107,6 +109,7 @@ impl PruneScratch {
     pub fn memory_bytes(&self) -> usize {
         (self.keys.capacity() + self.keys_tmp.capacity()) * 8
             + self.cell_cursor.capacity() * 8
+            + self.staging.capacity() * std::mem::size_of::<Entry>()
             + self.arrays.memory_bytes()
     }
 }
@@ -134,27 +137,100 @@ pub(crate) struct SweepArrays {
     pub(crate) cells: usize,
 }
 
+/// One entry of [`SweepArrays`] as a record, half a cache line.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(32))]
+pub(crate) struct Entry {
+    min_x: f32,
+    max_x: f32,
+    min_y: f32,
+    max_y: f32,
+    min_z: f32,
+    max_z: f32,
+    code: u32,
+    index: u32,
+}
+
+impl Entry {
+    const SENTINEL: Entry = Entry {
+        min_x: f32::INFINITY,
+        max_x: f32::NEG_INFINITY,
+        min_y: 0.0,
+        max_y: 0.0,
+        min_z: 0.0,
+        max_z: 0.0,
+        code: 0,
+        index: 0,
+    };
+
+    #[inline]
+    fn new(aabb: &Aabb, code: u32, index: u32) -> Self {
+        let (min, max) = (aabb.min(), aabb.max());
+        Entry {
+            min_x: min.x,
+            max_x: max.x,
+            min_y: min.y,
+            max_y: max.y,
+            min_z: min.z,
+            max_z: max.z,
+            code,
+            index,
+        }
+    }
+}
+
 /// Sentinels after each cell: one AVX2 vector of candidates.
 pub(crate) const PADDING: usize = 8;
 
 impl SweepArrays {
-    /// Resizes every array to `len` entries, all sentinels.
-    fn reset(&mut self, len: usize) {
-        for (array, value) in [
-            (&mut self.min_x, f32::INFINITY),
-            (&mut self.max_x, f32::NEG_INFINITY),
-            (&mut self.min_y, 0.0),
-            (&mut self.max_y, 0.0),
-            (&mut self.min_z, 0.0),
-            (&mut self.max_z, 0.0),
+    /// Resizes every array to `len` entries without clearing the ones kept: callers write
+    /// every position (a fill pass would cost as much as the gather itself at a million
+    /// boxes).
+    fn set_len(&mut self, len: usize) {
+        for array in [
+            &mut self.min_x,
+            &mut self.max_x,
+            &mut self.min_y,
+            &mut self.max_y,
+            &mut self.min_z,
+            &mut self.max_z,
         ] {
-            array.clear();
-            array.resize(len, value);
+            array.resize(len, 0.0);
         }
-        self.code.clear();
         self.code.resize(len, 0);
-        self.index.clear();
         self.index.resize(len, 0);
+    }
+
+    /// Writes a sentinel at `position`.
+    fn write_sentinel(&mut self, position: usize) {
+        self.min_x[position] = f32::INFINITY;
+        self.max_x[position] = f32::NEG_INFINITY;
+        self.min_y[position] = 0.0;
+        self.max_y[position] = 0.0;
+        self.min_z[position] = 0.0;
+        self.max_z[position] = 0.0;
+        self.code[position] = 0;
+        self.index[position] = 0;
+    }
+
+    /// Copies `entries` into the arrays (resized to match). One sequential pass.
+    fn transpose_from(&mut self, entries: &[Entry]) {
+        self.set_len(entries.len());
+        let n = entries.len();
+        let (min_x, max_x) = (&mut self.min_x[..n], &mut self.max_x[..n]);
+        let (min_y, max_y) = (&mut self.min_y[..n], &mut self.max_y[..n]);
+        let (min_z, max_z) = (&mut self.min_z[..n], &mut self.max_z[..n]);
+        let (code, index) = (&mut self.code[..n], &mut self.index[..n]);
+        for (k, e) in entries.iter().enumerate() {
+            min_x[k] = e.min_x;
+            max_x[k] = e.max_x;
+            min_y[k] = e.min_y;
+            max_y[k] = e.max_y;
+            min_z[k] = e.min_z;
+            max_z[k] = e.max_z;
+            code[k] = e.code;
+            index[k] = e.index;
+        }
     }
 
     #[inline]
