@@ -155,7 +155,7 @@ const fn compact_table() -> [__m256i; 256] {
         let (mut lane, mut next) = (0, 0);
         while lane < 8 {
             if mask & (1 << lane) != 0 {
-                table[mask][next] = lane as i32;
+                table[mask][next] = lane;
                 next += 1;
             }
             lane += 1;
