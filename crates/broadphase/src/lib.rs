@@ -3,7 +3,9 @@
 //! Every algorithm implements [`BroadPhase`] and reports exactly the pairs of proxies whose
 //! closed boxes overlap, whose [`CollisionFilter`]s allow each other, and which are not both
 //! [`ProxyKind::Static`]; [`BruteForce`] is the reference the others are tested against.
-//! [`create`] builds any algorithm by its command-line name.
+//! [`create`] builds any algorithm by its command-line name. Without temporal coherence,
+//! [`complete_pairs`] and [`bipartite_pairs`] find all overlapping pairs of a slice of boxes
+//! in one stateless call.
 #![deny(missing_docs)]
 
 mod aabb;

@@ -28,7 +28,6 @@ pub fn sortable_key(value: f32) -> u32 {
 /// let order: Vec<u32> = items.iter().map(|&item| item as u32).collect();
 /// assert_eq!(order, vec![3, 1, 2, 4, 0]);
 /// ```
-#[inline(never)]
 pub fn radix_sort_keys(items: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     const BITS: u32 = 11;
     const BUCKETS: usize = 1 << BITS;

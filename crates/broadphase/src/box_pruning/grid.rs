@@ -1,9 +1,9 @@
 //! Step 2-3: the optional coarse y/z grid, and the gather into sweep-ordered arrays.
 //!
-//! A single sort axis leaves many false candidates in dense scenes: at 100,000 boxes of the
-//! `cube` workload about 6% of all pairs overlap on x but only 0.02% overlap. Bucketing the
+//! A single sort axis leaves many false candidates in dense scenes: every pair that overlaps
+//! on x is tested, most of them apart on y or z. Bucketing the
 //! boxes into a grid over y and z (each box into every cell it touches) and sweeping each cell
-//! on its own cuts the candidates by about the number of cells. A pair shares a run of cells;
+//! on its own cuts the candidates roughly in proportion to the number of cells. A pair shares a run of cells;
 //! it is reported only in the cell holding the low corner of the two boxes' y/z intersection,
 //! `(max(cell(min_y a), cell(min_y b)), max(cell(min_z a), cell(min_z b)))`: there, at least
 //! one of the two boxes starts on each axis. Each entry's code records whether its box starts
@@ -136,7 +136,6 @@ impl Grid {
 
 /// Writes the sorted boxes (from `scratch.keys`) into `scratch.arrays`, bucketed into a grid
 /// when `bucketing` is allowed and the scene is dense enough. O(n + copies).
-#[inline(never)]
 pub(super) fn gather<const N: usize>(
     scratch: &mut PruneScratch,
     sources: Sources<'_, N>,

@@ -334,8 +334,8 @@ impl Kernel {
 /// `out` (cleared first) in a deterministic order that depends only on `boxes`.
 ///
 /// Allocates its buffers on each call; use [`complete_pairs_with`] and a [`PruneScratch`] to
-/// reuse them. Expected O(n log n)-free time: O(n) radix sort plus O(n + k) sweep for k
-/// candidate pairs along x within each grid cell. Fails with [`Error::CapacityExhausted`] when
+/// reuse them. O(n) radix sort and gather plus O(n + k) sweep for k candidate pairs (pairs
+/// overlapping on x within a grid cell). Fails with [`Error::CapacityExhausted`] when
 /// there are more boxes than a `u32` index addresses.
 ///
 /// ```

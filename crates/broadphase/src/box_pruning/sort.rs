@@ -24,7 +24,6 @@ pub(super) fn locate<'a, const N: usize>(sources: &Sources<'a, N>, index: u32) -
 /// Fills `scratch.keys` with `(sortable_key(min.x) << 32) | index`, sorted by key; ties keep
 /// index order (the radix sort is stable), so the order depends only on the boxes.
 /// O(n), no allocation once the buffers have grown.
-#[inline(never)]
 pub(super) fn sort_by_min_x<const N: usize>(scratch: &mut PruneScratch, sources: Sources<'_, N>) {
     scratch.keys.clear();
     let mut base = 0u64;
