@@ -104,8 +104,9 @@ impl Grid {
         }
         let inverse = |low: f32, high: f32, cells: u32| -> f32 {
             let range = (high as f64 - low as f64).max(f64::MIN_POSITIVE);
-            // Finite and positive for every finite range (at most 2^4096 cells / 6.8e38).
-            (cells as f64 / range) as f32
+            // Positive and finite (clamped for sub-normal ranges); cell_y stays monotone even
+            // when `(y - low) * inverse` overflows to +inf.
+            (cells as f64 / range).min(f32::MAX as f64) as f32
         };
         Some(Grid {
             low_y,

@@ -221,6 +221,15 @@ fn huge_coordinates() {
         })
         .collect();
     check_complete(&extreme);
+    // Sub-normal spreads: the grid's inverse cell size would overflow f32.
+    let tiny: Vec<Aabb> = (0..400u32)
+        .map(|i| {
+            let v = f32::from_bits(i % 37);
+            let w = f32::from_bits(i % 23);
+            aabb([0.0, v, w], [1.0, v, w])
+        })
+        .collect();
+    check_complete(&tiny);
 }
 
 #[test]
