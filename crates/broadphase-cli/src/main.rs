@@ -2,6 +2,7 @@
 
 mod bench;
 mod prune;
+mod soak;
 mod stats;
 mod verify;
 
@@ -25,6 +26,8 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// One-shot complete box pruning on a generated workload, beside brute force and parry3d.
     Prune(prune::PruneArgs),
+    /// Long random operation streams with sampled checks, operation rate and memory.
+    Soak(soak::SoakArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Prune(args) => prune::run(&args),
+        Command::Soak(args) => soak::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod aabb;
+mod adaptive;
 mod box_pruning;
 mod broad_phase;
 mod brute_force;
@@ -24,6 +25,7 @@ mod sweep_and_prune;
 pub mod verify;
 
 pub use aabb::Aabb;
+pub use adaptive::{Adaptive, AdaptiveOptions, SwitchPolicy, SwitchRecord};
 pub use box_pruning::{
     bipartite_pairs, bipartite_pairs_with, complete_pairs, complete_pairs_with, PruneOptions,
     PruneScratch,
