@@ -3,11 +3,14 @@
 //! Every algorithm implements [`BroadPhase`] and reports exactly the pairs of proxies whose
 //! closed boxes overlap, whose [`CollisionFilter`]s allow each other, and which are not both
 //! [`ProxyKind::Static`]; [`BruteForce`] is the reference the others are tested against.
-//! [`create`] builds any algorithm by its command-line name.
+//! [`create`] builds any algorithm by its command-line name. Without temporal coherence,
+//! [`complete_pairs`] and [`bipartite_pairs`] find all overlapping pairs of a slice of boxes
+//! in one stateless call.
 #![deny(missing_docs)]
 
 mod aabb;
 mod adaptive;
+mod box_pruning;
 mod broad_phase;
 mod brute_force;
 mod cell_hash;
@@ -30,6 +33,10 @@ pub mod verify;
 
 pub use aabb::Aabb;
 pub use adaptive::{Adaptive, AdaptiveOptions, SwitchPolicy, SwitchRecord};
+pub use box_pruning::{
+    bipartite_pairs, bipartite_pairs_with, complete_pairs, complete_pairs_with, PruneOptions,
+    PruneScratch,
+};
 pub use broad_phase::BroadPhase;
 pub use brute_force::BruteForce;
 pub use error::{Error, Result};
