@@ -1,7 +1,14 @@
 //! `broadphase`: the command-line workbench.
 
+mod algorithms;
 mod bench;
+mod charts;
+mod measure;
+mod output;
+mod reproduce;
+mod scene_args;
 mod stats;
+mod sweep;
 mod verify;
 
 use std::process::ExitCode;
@@ -22,6 +29,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Drives algorithms and an exact model with random operations and compares them.
     Verify(verify::VerifyArgs),
+    /// Runs every algorithm at every value of one scene parameter; writes CSV, charts, summary.
+    Sweep(sweep::SweepArgs),
+    /// Runs one of the source documents' experiments (a preset sweep); --list lists them.
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +51,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(args) => bench::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Sweep(args) => sweep::run(&args),
+        Command::Reproduce(args) => reproduce::run(&args),
     };
     match result {
         Ok(code) => code,
@@ -52,11 +65,9 @@ fn main() -> ExitCode {
 
 /// Splits a comma-separated algorithm list and checks every name; empty means all.
 pub(crate) fn parse_algorithms(list: &Option<String>) -> anyhow::Result<Vec<String>> {
+    let known = algorithms::all_names();
     let names: Vec<String> = match list {
-        None => broadphase::ALGORITHMS
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        None => known.iter().map(|s| s.to_string()).collect(),
         Some(list) => list
             .split(',')
             .map(|s| s.trim().to_string())
@@ -67,11 +78,8 @@ pub(crate) fn parse_algorithms(list: &Option<String>) -> anyhow::Result<Vec<Stri
         anyhow::bail!("--algorithms lists no algorithm");
     }
     for name in &names {
-        if !broadphase::ALGORITHMS.contains(&name.as_str()) {
-            anyhow::bail!(
-                "unknown algorithm '{name}' (known: {})",
-                broadphase::ALGORITHMS.join(", ")
-            );
+        if !known.contains(&name.as_str()) {
+            anyhow::bail!("unknown algorithm '{name}' (known: {})", known.join(", "));
         }
     }
     Ok(names)

@@ -45,7 +45,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     };
     let algorithms: Vec<Box<dyn BroadPhase>> = names
         .iter()
-        .map(|name| broadphase::create(name, &Default::default()))
+        .map(|name| crate::algorithms::create(name, &Default::default()))
         .collect::<Result<_, _>>()?;
     let config = VerifyConfig {
         objects: args.objects,
