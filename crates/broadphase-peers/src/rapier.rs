@@ -17,8 +17,8 @@ const LENGTH_UNIT: f32 = 1e-4;
 /// rapier3d's `BroadPhaseBvh` with one cuboid collider (no rigid body) per proxy.
 ///
 /// Settings: `normalized_prediction_distance = 0`, `length_unit = 1e-4`,
-/// `ActiveCollisionTypes::all()` on every collider. Each collider is the proxy's box rounded
-/// outward by a few ulps, so rapier's candidates are a superset of the overlapping pairs;
+/// `ActiveCollisionTypes::all()` on every collider. Each collider is the proxy's box (clamped
+/// to ±1e37) rounded outward by a few ulps, so rapier's candidates are a superset of the overlapping pairs;
 /// every update filters the candidates with the exact box test and the proxies' kinds and
 /// filters (O(candidates)). rapier drops the pairs of removed colliders silently; they are
 /// dropped from the candidates here.
@@ -71,10 +71,19 @@ impl std::fmt::Debug for RapierBroadPhase {
     }
 }
 
-/// Center and half extents of a cuboid that contains `aabb` despite rounding.
+/// Coordinates are clamped to ±this before they reach rapier: its cuboid AABBs are
+/// `center ± half`, which would overflow to infinity near `f32::MAX`, and rapier skips
+/// non-finite boxes. Clamping is monotone, so overlapping boxes stay overlapping (the
+/// candidates stay a superset; the exact test removes the extra ones).
+const COORDINATE_LIMIT: f32 = 1e37;
+
+/// Center and half extents of a cuboid that contains `aabb` (clamped) despite rounding.
 fn outward_cuboid(aabb: &Aabb) -> (Vec3, Vec3) {
-    let center = (aabb.min() + aabb.max()) * 0.5;
-    let half = (aabb.max() - aabb.min()) * 0.5;
+    let limit = Vec3::splat(COORDINATE_LIMIT);
+    let (lo, hi) = (aabb.min().clamp(-limit, limit), aabb.max().clamp(-limit, limit));
+    // Halves first, so that nothing overflows.
+    let center = lo * 0.5 + hi * 0.5;
+    let half = hi * 0.5 - lo * 0.5;
     let slack = (center.abs() + half) * (4.0 * f32::EPSILON) + Vec3::splat(f32::MIN_POSITIVE);
     (center, half + slack)
 }
