@@ -22,7 +22,7 @@ pub enum Format {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Number of objects; a comma-separated list runs each size (default: the scene's, or
-    /// 5000 without a scene file).
+    /// 3000 without a scene file).
     #[arg(long, value_delimiter = ',')]
     objects: Vec<usize>,
     /// Comma-separated algorithms (default: all, peers included).

@@ -10,7 +10,8 @@ use parry3d::bounding_volume::Aabb as ParryAabb;
 use parry3d::partitioning::{Bvh, BvhWorkspace};
 
 /// parry3d's `Bvh` (binary, SAH insertion) kept up to date by
-/// `insert_or_update_partially` + `refit`, with pairs from `traverse_bvtt_single_tree`.
+/// `insert_or_update_partially` + `optimize_incremental` + `refit`, with pairs from
+/// `traverse_bvtt_single_tree`.
 ///
 /// Leaves are the proxies' exact boxes (no margin), keyed by slot index, and the traversal
 /// tests closed boxes, so the pairs found are exactly the overlapping ones; the step is a
@@ -101,6 +102,10 @@ impl BroadPhase for ParryBvh {
             }
         }
         self.dirty.clear();
+        // In-place leaf updates degrade the tree as objects wander; parry's incremental
+        // optimizer rebuilds a few subtrees per call (as rapier does), then the refit makes
+        // every internal box enclose its children again.
+        self.tree.optimize_incremental(&mut self.workspace);
         self.tree.refit(&mut self.workspace);
 
         let (proxies, pairs) = (&self.proxies, &mut self.pairs);

@@ -80,7 +80,10 @@ const COORDINATE_LIMIT: f32 = 1e37;
 /// Center and half extents of a cuboid that contains `aabb` (clamped) despite rounding.
 fn outward_cuboid(aabb: &Aabb) -> (Vec3, Vec3) {
     let limit = Vec3::splat(COORDINATE_LIMIT);
-    let (lo, hi) = (aabb.min().clamp(-limit, limit), aabb.max().clamp(-limit, limit));
+    let (lo, hi) = (
+        aabb.min().clamp(-limit, limit),
+        aabb.max().clamp(-limit, limit),
+    );
     // Halves first, so that nothing overflows.
     let center = lo * 0.5 + hi * 0.5;
     let half = hi * 0.5 - lo * 0.5;
