@@ -40,7 +40,7 @@ pub struct BenchArgs {
 
 /// The quick interactive run of `bench` without a scene file.
 const INTERACTIVE_DEFAULTS: &[(&str, &str)] =
-    &[("objects", "5000"), ("warmup", "10"), ("steps", "100")];
+    &[("objects", "3000"), ("warmup", "10"), ("steps", "100")];
 
 /// One algorithm at one size. Times are milliseconds per step.
 #[derive(Debug, Clone, Serialize)]
