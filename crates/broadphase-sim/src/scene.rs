@@ -235,18 +235,30 @@ fn line_of_offset(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-/// Turns a toml error into a one-line error with the line number.
+/// Turns a toml error into a one-line error with the line number and, when the error is
+/// about one `key = value` line, the key.
 fn toml_error(e: &toml::de::Error, source: &str, text: &str) -> SceneError {
     let message = e.message().trim().replace('\n', " ");
-    let field = message
+    let line = e.span().map(|span| line_of_offset(text, span.start));
+    let unknown = message
         .split('`')
         .nth(1)
         .filter(|_| message.starts_with("unknown field"))
         .map(str::to_string);
+    let written = line
+        .and_then(|l| text.lines().nth(l - 1))
+        .and_then(|l| l.split_once('='))
+        .map(|(key, _)| key.trim().to_string())
+        .filter(|key| {
+            !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        });
     SceneError {
         source: Some(source.to_string()),
-        line: e.span().map(|span| line_of_offset(text, span.start)),
-        field,
+        line,
+        field: unknown.or(written),
         message,
     }
 }
@@ -268,6 +280,8 @@ pub struct SceneBuilder {
     table: toml::Table,
     source: Option<String>,
     text: Option<String>,
+    /// Fields set by [`SceneBuilder::set`]: their errors are not the file's.
+    overridden: Vec<String>,
 }
 
 impl SceneBuilder {
@@ -276,15 +290,17 @@ impl SceneBuilder {
         Self::default()
     }
 
-    /// Starts from a TOML text; checks it at once so errors carry the file's line numbers.
+    /// Starts from a TOML text; checks names and types at once so that errors carry the
+    /// file's line numbers (values are checked by [`SceneBuilder::build`], after overrides).
     pub fn from_toml_str(text: &str, source: &str) -> Result<Self, SceneError> {
-        Scene::from_toml_str(text, source)?;
+        toml::from_str::<Scene>(text).map_err(|e| toml_error(&e, source, text))?;
         let table =
             toml::from_str::<toml::Table>(text).map_err(|e| toml_error(&e, source, text))?;
         Ok(Self {
             table,
             source: Some(source.to_string()),
             text: Some(text.to_string()),
+            overridden: Vec::new(),
         })
     }
 
@@ -326,6 +342,9 @@ impl SceneBuilder {
         toml::Value::Table(probe)
             .try_into::<Scene>()
             .map_err(|e| SceneError::field(&field, e.message().trim().replace('\n', " ")))?;
+        if !self.overridden.contains(&field) {
+            self.overridden.push(field.clone());
+        }
         self.table.insert(field, value);
         Ok(self)
     }
@@ -340,9 +359,17 @@ impl SceneBuilder {
                     SceneError::field("?", e.message().trim().replace('\n', " "))
                         .located(source, None)
                 })?;
-        scene
-            .validate()
-            .map_err(|e| e.located(source, self.text.as_deref()))?;
+        scene.validate().map_err(|e| {
+            let from_override = e
+                .field
+                .as_ref()
+                .is_some_and(|f| self.overridden.contains(f));
+            if from_override {
+                e
+            } else {
+                e.located(source, self.text.as_deref())
+            }
+        })?;
         Ok(scene)
     }
 }
@@ -580,6 +607,8 @@ mod tests {
     fn wrong_types_are_reported_with_line() {
         let e = parse("seed = 1\nobjects = \"many\"\n").unwrap_err();
         assert_eq!(e.line, Some(2), "{e}");
+        assert_eq!(e.field.as_deref(), Some("objects"), "{e}");
+        assert!(e.to_string().contains("field `objects`"), "{e}");
         let e = parse("sphere_bounces = 3\n").unwrap_err();
         assert_eq!(e.line, Some(1), "{e}");
         let e = parse("size_distribution = \"gaussian\"\n").unwrap_err();
@@ -635,5 +664,10 @@ mod tests {
         b.set("density", "nan").unwrap();
         let e = b.build().unwrap_err();
         assert_eq!(e.field.as_deref(), Some("density"));
+        // A flag fixes an invalid file value; the file's own errors keep their line.
+        let mut b = SceneBuilder::from_toml_str("objects = 10\ndensity = nan\n", "f.toml").unwrap();
+        assert_eq!(b.build().unwrap_err().line, Some(2));
+        b.set("density", "0.1").unwrap();
+        assert_eq!(b.build().unwrap().density, 0.1);
     }
 }
