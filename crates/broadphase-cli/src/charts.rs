@@ -67,16 +67,20 @@ pub fn write_chart(dir: &Path, stem: &str, chart: &Chart) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// Three significant digits at most, no trailing zeros.
 fn fmt_number(v: f64) -> String {
     if v == 0.0 {
         "0".into()
     } else if v.abs() >= 1e5 || v.abs() < 1e-3 {
         format!("{v:.0e}")
-    } else if v.fract() == 0.0 {
-        format!("{v:.0}")
     } else {
-        let s = format!("{v:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
+        let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+        let s = format!("{v:.decimals$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
     }
 }
 
@@ -215,6 +219,17 @@ mod tests {
         assert!(!wants_log([1.0, 99.0]));
         assert!(!wants_log([0.0, 1.0, 1000.0]));
         assert!(wants_log([0.5, f64::NAN, 50.0]));
+    }
+
+    #[test]
+    fn tick_labels_have_three_significant_digits() {
+        assert_eq!(fmt_number(31.6227), "31.6");
+        assert_eq!(fmt_number(3.16227), "3.16");
+        assert_eq!(fmt_number(0.316227), "0.316");
+        assert_eq!(fmt_number(100.0), "100");
+        assert_eq!(fmt_number(2500.0), "2500");
+        assert_eq!(fmt_number(0.5), "0.5");
+        assert_eq!(fmt_number(1e6), "1e6");
     }
 
     #[test]
