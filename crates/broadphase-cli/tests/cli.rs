@@ -179,3 +179,42 @@ fn reproduce_list_names_every_experiment() {
     }
     assert_eq!(text.lines().count(), 12);
 }
+
+#[test]
+fn bench_reads_the_scene_file_and_flags_override_it() {
+    let dir = temp_dir("bench");
+    let scene = dir.join("scene.toml");
+    std::fs::write(
+        &scene,
+        "objects = 30\nwarmup = 1\nsteps = 3\nstationary_fraction = 0.5\nterrain_boxes = 4\nremove_rate = 0.1\n",
+    )
+    .unwrap();
+    let output = bin()
+        .args([
+            "bench",
+            "--format",
+            "json",
+            "--algorithms",
+            "sap,rapier",
+            "--steps",
+            "4",
+            "--scene",
+        ])
+        .arg(&scene)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for row in rows {
+        assert_eq!(row["objects"], 30);
+        assert_eq!(row["steps"], 4);
+    }
+    assert_eq!(rows[0]["pairs_mean"], rows[1]["pairs_mean"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
