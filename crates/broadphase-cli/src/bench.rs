@@ -1,18 +1,13 @@
 //! `broadphase bench`: every algorithm on the same moving scene, timed per step.
 
 use std::process::ExitCode;
-use std::time::Instant;
 
-use broadphase::verify::SplitMix64;
-use broadphase::{
-    Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Ray, RayHit, Vec3,
-};
-use broadphase_sim::{BouncingBoxes, BouncingBoxesConfig};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
-use crate::stats::summarize;
+use crate::measure::{measure, Measurement};
+use crate::scene_args::SceneArgs;
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -26,24 +21,13 @@ pub enum Format {
 /// Options of `broadphase bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Number of objects; a comma-separated list runs each size.
-    #[arg(long, default_value = "5000", value_delimiter = ',')]
+    /// Number of objects; a comma-separated list runs each size (default: the scene's, or
+    /// 3000 without a scene file).
+    #[arg(long, value_delimiter = ',')]
     objects: Vec<usize>,
-    /// Measured steps.
-    #[arg(long, default_value_t = 100)]
-    steps: usize,
-    /// Unmeasured steps before the measured ones.
-    #[arg(long, default_value_t = 10)]
-    warmup: usize,
-    /// Comma-separated algorithms (default: all).
+    /// Comma-separated algorithms (default: all, peers included).
     #[arg(long)]
     algorithms: Option<String>,
-    /// Random seed of the scene.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Fastest object speed, units per second (steps are 1/60 s; boxes are 0.5 to 3 units).
-    #[arg(long, default_value_t = 10.0)]
-    max_speed: f32,
     /// Also time this many random box queries and ray casts per step.
     #[arg(long, default_value_t = 0)]
     queries: usize,
@@ -53,7 +37,13 @@ pub struct BenchArgs {
     /// Also print what `adaptive` switched to, when and why (to stderr).
     #[arg(long)]
     verbose: bool,
+    #[command(flatten)]
+    scene: SceneArgs,
 }
+
+/// The quick interactive run of `bench` without a scene file.
+const INTERACTIVE_DEFAULTS: &[(&str, &str)] =
+    &[("objects", "3000"), ("warmup", "10"), ("steps", "100")];
 
 /// One algorithm at one size. Times are milliseconds per step.
 #[derive(Debug, Clone, Serialize)]
@@ -61,34 +51,61 @@ pub struct BenchRow {
     pub algorithm: String,
     pub objects: usize,
     pub steps: usize,
-    /// Time in `set_aabb` calls (per-proxy maintenance).
+    /// Time handing the new boxes to the algorithm (`set_aabb`, churn), median.
     pub set_aabb_ms_median: f64,
-    /// Time in `update` (structure maintenance and pair finding).
+    /// Time in `update` (structure maintenance and pair finding), median.
     pub update_ms_median: f64,
+    /// Time of the exact shape tests, median.
+    pub narrow_ms_median: f64,
     pub total_ms_median: f64,
     pub total_ms_mean: f64,
     pub total_ms_p95: f64,
     pub total_ms_max: f64,
     pub pairs_mean: f64,
+    pub collisions_mean: f64,
     pub bytes_per_proxy: f64,
     /// Time of the random queries and ray casts, when `--queries` is set.
     pub query_ms_median: Option<f64>,
-    #[serde(skip)]
-    pair_counts: Vec<usize>,
+}
+
+impl From<&Measurement> for BenchRow {
+    fn from(m: &Measurement) -> Self {
+        Self {
+            algorithm: m.algorithm.clone(),
+            objects: m.objects,
+            steps: m.steps,
+            set_aabb_ms_median: m.update.median,
+            update_ms_median: m.broad.median,
+            narrow_ms_median: m.narrow.median,
+            total_ms_median: m.total.median,
+            total_ms_mean: m.total.mean,
+            total_ms_p95: m.total.p95,
+            total_ms_max: m.total.max,
+            pairs_mean: m.possible_mean,
+            collisions_mean: m.actual_mean,
+            bytes_per_proxy: m.bytes_per_proxy,
+            query_ms_median: m.queries.map(|q| q.median),
+        }
+    }
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let names = crate::parse_algorithms(&args.algorithms)?;
-    if args.objects.is_empty() || args.objects.contains(&0) {
-        anyhow::bail!("--objects must be at least 1");
+    let builder = args.scene.builder(INTERACTIVE_DEFAULTS)?;
+    let mut scenes = Vec::new();
+    if args.objects.is_empty() {
+        scenes.push(builder.build()?);
     }
-    if args.steps == 0 {
-        anyhow::bail!("--steps must be at least 1");
+    for &objects in &args.objects {
+        let mut b = builder.clone();
+        b.set("objects", &objects.to_string())
+            .map_err(|e| anyhow::anyhow!("--objects: {e}"))?;
+        scenes.push(b.build().map_err(|e| anyhow::anyhow!("--objects: {e}"))?);
     }
-    if !(args.max_speed >= 0.0 && args.max_speed.is_finite()) {
-        anyhow::bail!("--max-speed must be a finite non-negative number");
-    }
-    let total_steps = (names.len() * args.objects.len() * (args.steps + args.warmup)) as u64;
+    let total_steps: u64 = scenes
+        .iter()
+        .map(|s| (names.len() * (s.steps + s.warmup)) as u64)
+        .sum();
     let progress = ProgressBar::new(total_steps);
     progress.set_style(
         ProgressStyle::with_template("{msg:>20} [{bar:30}] {pos}/{len} steps")
@@ -96,21 +113,30 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     );
     let mut rows = Vec::new();
     let mut disagreements = Vec::new();
-    for &objects in &args.objects {
-        let first_row = rows.len();
+    for scene in &scenes {
+        let mut reference: Option<Measurement> = None;
         for name in &names {
-            progress.set_message(format!("{name} {objects}"));
-            let row = bench_one(name, objects, args, &progress)?;
-            if let Some(reference) = rows.get(first_row) {
-                let reference: &BenchRow = reference;
-                if reference.pair_counts != row.pair_counts {
-                    disagreements.push(format!(
-                        "{} and {} report different pair counts at {objects} objects",
-                        reference.algorithm, row.algorithm
-                    ));
+            progress.set_message(format!("{name} {}", scene.objects));
+            let m = measure(name, scene, args.queries, &progress)?;
+            if args.verbose {
+                for switch in &m.switches {
+                    progress.suspend(|| {
+                        eprintln!(
+                            "{name} {}: step {}: {} -> {}: {}",
+                            m.objects, switch.step, switch.from, switch.to, switch.reason
+                        )
+                    });
                 }
             }
-            rows.push(row);
+            match &reference {
+                Some(r) if r.pair_counts != m.pair_counts => disagreements.push(format!(
+                    "{} and {} report different pair counts at {} objects",
+                    r.algorithm, m.algorithm, scene.objects
+                )),
+                Some(_) => {}
+                None => reference = Some(m.clone()),
+            }
+            rows.push(BenchRow::from(&m));
         }
     }
     progress.finish_and_clear();
@@ -128,133 +154,21 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn bench_one(
-    name: &str,
-    objects: usize,
-    args: &BenchArgs,
-    progress: &ProgressBar,
-) -> anyhow::Result<BenchRow> {
-    let mut bp = broadphase::create(name, &Default::default())?;
-    let mut scene = BouncingBoxes::new(&BouncingBoxesConfig {
-        objects,
-        max_speed: args.max_speed,
-        seed: args.seed,
-        ..Default::default()
-    })?;
-    let ids: Vec<ProxyId> = scene
-        .aabbs()
-        .iter()
-        .map(|aabb| bp.insert(*aabb, ProxyKind::Dynamic, CollisionFilter::ALL))
-        .collect::<Result<_, _>>()?;
-    let mut events = PairEvents::new();
-    bp.update(&mut events);
-    let mut query_rng = SplitMix64::new(args.seed ^ 0x5EED);
-    let mut query_out: Vec<ProxyId> = Vec::new();
-    let mut hits: Vec<RayHit> = Vec::new();
-
-    let mut set_times = Vec::with_capacity(args.steps);
-    let mut update_times = Vec::with_capacity(args.steps);
-    let mut totals = Vec::with_capacity(args.steps);
-    let mut query_times = Vec::with_capacity(args.steps);
-    let mut pair_counts = Vec::with_capacity(args.steps);
-    for step in 0..args.warmup + args.steps {
-        scene.step();
-        let start = Instant::now();
-        for (id, aabb) in ids.iter().zip(scene.aabbs()) {
-            bp.set_aabb(*id, *aabb)?;
-        }
-        let moved = Instant::now();
-        bp.update(&mut events);
-        let updated = Instant::now();
-        if args.queries > 0 {
-            run_queries(
-                bp.as_ref(),
-                scene.side(),
-                args.queries,
-                &mut query_rng,
-                &mut query_out,
-                &mut hits,
-            )?;
-        }
-        let queried = Instant::now();
-        if step >= args.warmup {
-            let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
-            set_times.push(ms(start, moved));
-            update_times.push(ms(moved, updated));
-            totals.push(ms(start, updated));
-            query_times.push(ms(updated, queried));
-            pair_counts.push(bp.pair_count());
-        }
-        progress.inc(1);
-    }
-    if args.verbose {
-        for switch in bp.switch_log() {
-            progress.suspend(|| {
-                eprintln!(
-                    "{name} {objects}: step {}: {} -> {}: {}",
-                    switch.step, switch.from, switch.to, switch.reason
-                )
-            });
-        }
-    }
-    let total = summarize(&mut totals);
-    Ok(BenchRow {
-        algorithm: name.to_string(),
-        objects,
-        steps: args.steps,
-        set_aabb_ms_median: summarize(&mut set_times).median,
-        update_ms_median: summarize(&mut update_times).median,
-        total_ms_median: total.median,
-        total_ms_mean: total.mean,
-        total_ms_p95: total.p95,
-        total_ms_max: total.max,
-        pairs_mean: pair_counts.iter().sum::<usize>() as f64 / pair_counts.len() as f64,
-        bytes_per_proxy: bp.memory_bytes() as f64 / objects as f64,
-        query_ms_median: (args.queries > 0).then(|| summarize(&mut query_times).median),
-        pair_counts,
-    })
-}
-
-fn run_queries(
-    bp: &dyn BroadPhase,
-    side: f32,
-    count: usize,
-    rng: &mut SplitMix64,
-    out: &mut Vec<ProxyId>,
-    hits: &mut Vec<RayHit>,
-) -> anyhow::Result<()> {
-    for _ in 0..count {
-        let center = Vec3::new(
-            rng.range(0.0, side),
-            rng.range(0.0, side),
-            rng.range(0.0, side),
-        );
-        let query = Aabb::from_center_half_extents(center, Vec3::splat(2.0))?;
-        bp.query_aabb(&query, CollisionFilter::ALL, out);
-        let direction = Vec3::new(
-            rng.range(-1.0, 1.0),
-            rng.range(-1.0, 1.0),
-            rng.range(-1.0, 1.0),
-        );
-        let ray = Ray::new(center, direction, side * 0.25)?;
-        bp.raycast(&ray, CollisionFilter::ALL, hits);
-    }
-    Ok(())
-}
-
 fn print_table(rows: &[BenchRow]) {
     let with_queries = rows.iter().any(|r| r.query_ms_median.is_some());
     print!(
-        "{:<16} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7} {:>10} {:>8}",
+        "{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>8}",
         "algorithm",
         "objects",
         "set ms",
         "update ms",
+        "narrow ms",
         "total ms",
         "p95 ms",
         "max ms",
         "×best",
         "pairs",
+        "contacts",
         "B/proxy"
     );
     println!(
@@ -272,16 +186,18 @@ fn print_table(rows: &[BenchRow]) {
             .map(|r| r.total_ms_median)
             .fold(f64::INFINITY, f64::min);
         print!(
-            "{:<16} {:>8} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>7.2} {:>10.1} {:>8.0}",
+            "{:<16} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7.2} {:>9.1} {:>9.1} {:>8.0}",
             row.algorithm,
             row.objects,
             row.set_aabb_ms_median,
             row.update_ms_median,
+            row.narrow_ms_median,
             row.total_ms_median,
             row.total_ms_p95,
             row.total_ms_max,
             row.total_ms_median / best.max(1e-9),
             row.pairs_mean,
+            row.collisions_mean,
             row.bytes_per_proxy
         );
         match row.query_ms_median {

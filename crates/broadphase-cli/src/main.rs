@@ -1,9 +1,16 @@
 //! `broadphase`: the command-line workbench.
 
+mod algorithms;
 mod bench;
+mod charts;
+mod measure;
+mod output;
 mod prune;
+mod reproduce;
+mod scene_args;
 mod soak;
 mod stats;
+mod sweep;
 mod verify;
 
 use std::process::ExitCode;
@@ -24,6 +31,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Drives algorithms and an exact model with random operations and compares them.
     Verify(verify::VerifyArgs),
+    /// Runs every algorithm at every value of one scene parameter; writes CSV, charts, summary.
+    Sweep(sweep::SweepArgs),
+    /// Runs one of the source documents' experiments (a preset sweep); --list lists them.
+    Reproduce(reproduce::ReproduceArgs),
     /// One-shot complete box pruning on a generated workload, beside brute force and parry3d.
     Prune(prune::PruneArgs),
     /// Long random operation streams with sampled checks, operation rate and memory.
@@ -46,6 +57,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(args) => bench::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Sweep(args) => sweep::run(&args),
+        Command::Reproduce(args) => reproduce::run(&args),
         Command::Prune(args) => prune::run(&args),
         Command::Soak(args) => soak::run(&args),
     };
@@ -60,11 +73,9 @@ fn main() -> ExitCode {
 
 /// Splits a comma-separated algorithm list and checks every name; empty means all.
 pub(crate) fn parse_algorithms(list: &Option<String>) -> anyhow::Result<Vec<String>> {
+    let known = algorithms::all_names();
     let names: Vec<String> = match list {
-        None => broadphase::ALGORITHMS
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        None => known.iter().map(|s| s.to_string()).collect(),
         Some(list) => list
             .split(',')
             .map(|s| s.trim().to_string())
@@ -75,11 +86,8 @@ pub(crate) fn parse_algorithms(list: &Option<String>) -> anyhow::Result<Vec<Stri
         anyhow::bail!("--algorithms lists no algorithm");
     }
     for name in &names {
-        if !broadphase::ALGORITHMS.contains(&name.as_str()) {
-            anyhow::bail!(
-                "unknown algorithm '{name}' (known: {})",
-                broadphase::ALGORITHMS.join(", ")
-            );
+        if !known.contains(&name.as_str()) {
+            anyhow::bail!("unknown algorithm '{name}' (known: {})", known.join(", "));
         }
     }
     Ok(names)

@@ -58,7 +58,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     }
     let algorithms: Vec<Box<dyn BroadPhase>> = names
         .iter()
-        .map(|name| broadphase::create(name, &options))
+        .map(|name| crate::algorithms::create(name, &options))
         .collect::<Result<_, _>>()?;
     let config = VerifyConfig {
         objects: args.objects,

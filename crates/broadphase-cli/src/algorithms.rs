@@ -1,0 +1,27 @@
+//! The workbench's algorithm list: the library's registry plus the peer libraries.
+
+use broadphase::{AlgorithmOptions, BroadPhase};
+
+/// Every algorithm name the workbench accepts: the library's [`broadphase::ALGORITHMS`]
+/// then the peers ([`broadphase_peers::PEERS`]).
+pub fn all_names() -> Vec<&'static str> {
+    broadphase::ALGORITHMS
+        .iter()
+        .chain(broadphase_peers::PEERS)
+        .copied()
+        .collect()
+}
+
+/// Builds the algorithm called `name` (one of [`all_names`]).
+pub fn create(name: &str, options: &AlgorithmOptions) -> anyhow::Result<Box<dyn BroadPhase>> {
+    if broadphase_peers::PEERS.contains(&name) {
+        Ok(broadphase_peers::create(name)?)
+    } else if broadphase::ALGORITHMS.contains(&name) {
+        Ok(broadphase::create(name, options)?)
+    } else {
+        anyhow::bail!(
+            "unknown algorithm '{name}' (known: {})",
+            all_names().join(", ")
+        )
+    }
+}

@@ -1,0 +1,484 @@
+//! A scene in motion: objects placed, moved, bounced, churned; their boxes for the broad phase.
+
+use broadphase::{
+    Aabb, BroadPhase, CollisionFilter, Pair, PairEvents, ProxyId, ProxyKind, SortAndSweep,
+};
+use glam::Vec3;
+use parry3d::math::Pose;
+use rand::RngExt;
+
+use crate::distributions::{random_direction, sample_speed, scene_rng, SceneRng, SizeSampler};
+use crate::scene::{Scene, SceneError, ShapeKind};
+use crate::shapes::PlacedShape;
+
+/// Fraction of the vertical speed kept when an object lands on the ground under gravity, so
+/// that objects settle into a layer (the clustering case of the thesis's Fig. 2.26).
+const GROUND_RESTITUTION: f32 = 0.5;
+
+/// The objects of a [`Scene`] moving step by step, independent of any broad phase.
+///
+/// Objects `0..scene.objects` are the scene's objects (moving and stationary), then come the
+/// terrain boxes and the ground, all static. The same scene (and seed) always gives the same
+/// boxes at every step.
+///
+/// ```
+/// use broadphase_sim::{Scene, World};
+/// let scene = Scene { objects: 100, ..Default::default() };
+/// let mut world = World::new(&scene).unwrap();
+/// world.step();
+/// assert_eq!(world.aabbs().len(), 100);
+/// ```
+#[derive(Debug)]
+pub struct World {
+    scene: Scene,
+    side: f32,
+    shapes: Vec<PlacedShape>,
+    centers: Vec<Vec3>,
+    velocities: Vec<Vec3>,
+    kinds: Vec<ProxyKind>,
+    aabbs: Vec<Aabb>,
+    moving: Vec<u32>,
+    respawned: Vec<u32>,
+    steps_done: u64,
+    rng: SceneRng,
+    spheres: Option<SphereContacts>,
+}
+
+/// Elastic sphere–sphere bounces, found with a private sort-and-sweep so that the motion
+/// never depends on the algorithm being measured.
+#[derive(Debug)]
+struct SphereContacts {
+    /// Object index and radius of each sphere, by slot of `broad_phase`.
+    spheres: Vec<(u32, f32)>,
+    ids: Vec<ProxyId>,
+    broad_phase: SortAndSweep,
+    events: PairEvents,
+    pairs: Vec<Pair>,
+}
+
+impl World {
+    /// Places the scene's objects at random (seeded) positions.
+    pub fn new(scene: &Scene) -> Result<Self, SceneError> {
+        scene.validate()?;
+        let kinds_of_shapes = scene.shape_kinds()?;
+        let sizes = SizeSampler::new(
+            scene.size_distribution,
+            scene.size_min,
+            scene.size_max,
+            scene.size_alpha,
+            scene.size_beta,
+            scene.size_mean,
+            scene.size_std,
+        )?;
+        let side = scene.world_side();
+        let mut rng = scene_rng(scene.seed);
+        let n = scene.objects;
+        let mut world = Self {
+            scene: scene.clone(),
+            side,
+            shapes: Vec::with_capacity(n),
+            centers: Vec::with_capacity(n),
+            velocities: Vec::with_capacity(n),
+            kinds: vec![ProxyKind::Dynamic; n],
+            aabbs: Vec::with_capacity(n),
+            moving: Vec::with_capacity(n),
+            respawned: Vec::new(),
+            steps_done: 0,
+            rng: scene_rng(0),
+            spheres: None,
+        };
+        for _ in 0..n {
+            let kind = kinds_of_shapes[rng.random_range(0..kinds_of_shapes.len())];
+            let shape = PlacedShape::random(kind, &sizes, &mut rng);
+            let h = shape.aabb_half_extents.min(Vec3::splat(side / 2.0));
+            let center = random_point(&mut rng, h, side);
+            world.shapes.push(shape);
+            world.centers.push(center);
+            world.velocities.push(Vec3::ZERO);
+        }
+        // The stationary objects: a seeded partial shuffle picks exactly round(f * n).
+        let stationary = (f64::from(scene.stationary_fraction) * n as f64).round() as usize;
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        for i in 0..stationary {
+            let j = rng.random_range(i..n);
+            order.swap(i, j);
+            world.kinds[order[i] as usize] = ProxyKind::Static;
+        }
+        world.moving = (0..n as u32)
+            .filter(|&i| world.kinds[i as usize] == ProxyKind::Dynamic)
+            .collect();
+        world.rng = rng;
+        world.draw_velocities(true);
+        world.add_terrain();
+        for i in 0..world.shapes.len() {
+            let aabb = world.box_of(i)?;
+            world.aabbs.push(aabb);
+        }
+        if scene.sphere_bounces {
+            world.spheres = Some(SphereContacts::new(&world));
+        }
+        Ok(world)
+    }
+
+    fn add_terrain(&mut self) {
+        let side = self.side;
+        let n = self.scene.terrain_boxes;
+        if n > 0 {
+            let k = (n as f64).sqrt().ceil() as usize;
+            let cell = side / k as f32;
+            let max_height = cell.min(self.scene.size_max).max(f32::EPSILON);
+            for t in 0..n {
+                let (i, j) = (t % k, t / k);
+                let height = self.rng.random_range(0.2..=1.0) * max_height;
+                let half = Vec3::new(cell / 2.0, height / 2.0, cell / 2.0);
+                let center = Vec3::new((i as f32 + 0.5) * cell, half.y, (j as f32 + 0.5) * cell);
+                self.push_static(PlacedShape::static_box(half), center);
+            }
+        }
+        if self.scene.gravity > 0.0 {
+            let half = Vec3::new(side / 2.0, 0.5, side / 2.0);
+            self.push_static(
+                PlacedShape::static_box(half),
+                Vec3::new(side / 2.0, -0.5, side / 2.0),
+            );
+        }
+    }
+
+    fn push_static(&mut self, shape: PlacedShape, center: Vec3) {
+        self.shapes.push(shape);
+        self.centers.push(center);
+        self.velocities.push(Vec3::ZERO);
+        self.kinds.push(ProxyKind::Static);
+    }
+
+    fn box_of(&self, i: usize) -> Result<Aabb, SceneError> {
+        Aabb::from_center_half_extents(self.centers[i], self.shapes[i].aabb_half_extents)
+            .map_err(|e| SceneError::field("objects", format!("object {i} has no valid box: {e}")))
+    }
+
+    fn draw_velocities(&mut self, initial: bool) {
+        let horizontal_only = self.scene.gravity > 0.0 && !initial;
+        for &i in &self.moving {
+            let speed = sample_speed(
+                self.scene.speed_distribution,
+                self.scene.mean_speed,
+                &mut self.rng,
+            );
+            let mut v = random_direction(&mut self.rng) * speed;
+            if horizontal_only {
+                v.y = self.velocities[i as usize].y;
+            }
+            self.velocities[i as usize] = v;
+        }
+    }
+
+    /// Advances one time step: re-draw velocities when due, move, bounce off walls, ground
+    /// and (if enabled) other spheres, then teleport and respawn at the churn rates.
+    pub fn step(&mut self) {
+        self.steps_done += 1;
+        let interval = u64::from(self.scene.redraw_interval);
+        if interval > 0 && self.steps_done % interval == 0 {
+            self.draw_velocities(false);
+        }
+        let dt = self.scene.time_step;
+        let gravity = self.scene.gravity;
+        let side = self.side;
+        for &i in &self.moving {
+            let i = i as usize;
+            let (c, v) = (&mut self.centers[i], &mut self.velocities[i]);
+            let h = self.shapes[i]
+                .aabb_half_extents
+                .min(Vec3::splat(side / 2.0));
+            v.y -= gravity * dt;
+            *c += *v * dt;
+            for axis in 0..3 {
+                let (lo, hi) = (h[axis], side - h[axis]);
+                if c[axis] < lo {
+                    c[axis] = lo + (lo - c[axis]).min(hi - lo);
+                    v[axis] = v[axis].abs();
+                    if axis == 1 && gravity > 0.0 {
+                        c[axis] = lo;
+                        v[axis] *= GROUND_RESTITUTION;
+                    }
+                } else if c[axis] > hi {
+                    c[axis] = hi - (c[axis] - hi).min(hi - lo);
+                    v[axis] = -v[axis].abs();
+                }
+            }
+        }
+        if let Some(mut spheres) = self.spheres.take() {
+            spheres.bounce(self);
+            self.spheres = Some(spheres);
+        }
+        self.churn();
+        for &i in &self.moving {
+            let i = i as usize;
+            // Centers stay inside the world, sizes are validated: the box is always valid.
+            if let Ok(aabb) = self.box_of(i) {
+                self.aabbs[i] = aabb;
+            }
+        }
+    }
+
+    fn churn(&mut self) {
+        self.respawned.clear();
+        let (teleport, remove) = (self.scene.teleport_rate, self.scene.remove_rate);
+        if teleport <= 0.0 && remove <= 0.0 {
+            return;
+        }
+        for &i in &self.moving {
+            let i = i as usize;
+            let h = self.shapes[i]
+                .aabb_half_extents
+                .min(Vec3::splat(self.side / 2.0));
+            let r: f32 = self.rng.random();
+            if r < remove {
+                self.centers[i] = random_point(&mut self.rng, h, self.side);
+                self.respawned.push(i as u32);
+            } else if r < remove + teleport {
+                self.centers[i] = random_point(&mut self.rng, h, self.side);
+            }
+        }
+    }
+
+    /// Number of objects, static ones included.
+    pub fn len(&self) -> usize {
+        self.shapes.len()
+    }
+
+    /// True when the world holds no object.
+    pub fn is_empty(&self) -> bool {
+        self.shapes.is_empty()
+    }
+
+    /// Current boxes, by object.
+    pub fn aabbs(&self) -> &[Aabb] {
+        &self.aabbs
+    }
+
+    /// Whether object `i` moves.
+    pub fn kind(&self, i: usize) -> ProxyKind {
+        self.kinds[i]
+    }
+
+    /// The objects whose boxes change at each step, increasing.
+    pub fn moving(&self) -> &[u32] {
+        &self.moving
+    }
+
+    /// The objects removed and re-inserted during the last step: the broad phase must
+    /// remove their proxies and insert new ones.
+    pub fn respawned(&self) -> &[u32] {
+        &self.respawned
+    }
+
+    /// The shape of object `i`.
+    pub fn shape(&self, i: usize) -> &PlacedShape {
+        &self.shapes[i]
+    }
+
+    /// The pose of object `i`.
+    pub fn pose(&self, i: usize) -> Pose {
+        self.shapes[i].pose(self.centers[i])
+    }
+
+    /// Side of the world cube.
+    pub fn side(&self) -> f32 {
+        self.side
+    }
+
+    /// The scene this world was made from.
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+}
+
+fn random_point(rng: &mut SceneRng, h: Vec3, side: f32) -> Vec3 {
+    let mut coord = |h: f32| {
+        if side - h > h {
+            rng.random_range(h..=side - h)
+        } else {
+            side / 2.0
+        }
+    };
+    Vec3::new(coord(h.x), coord(h.y), coord(h.z))
+}
+
+impl SphereContacts {
+    fn new(world: &World) -> Self {
+        let mut contacts = Self {
+            spheres: Vec::new(),
+            ids: Vec::new(),
+            broad_phase: SortAndSweep::new(),
+            events: PairEvents::new(),
+            pairs: Vec::new(),
+        };
+        for i in 0..world.len() {
+            let shape = world.shape(i);
+            if shape.kind != ShapeKind::Sphere {
+                continue;
+            }
+            if let (Some(ball), Ok(aabb)) = (shape.shape.as_ball(), world.box_of(i)) {
+                if let Ok(id) =
+                    contacts
+                        .broad_phase
+                        .insert(aabb, world.kind(i), CollisionFilter::ALL)
+                {
+                    contacts.spheres.push((i as u32, ball.radius));
+                    contacts.ids.push(id);
+                }
+            }
+        }
+        contacts
+    }
+
+    /// Reflects the normal velocities of approaching overlapping spheres (masses ∝ r³,
+    /// stationary spheres immovable).
+    fn bounce(&mut self, world: &mut World) {
+        for (k, &(i, _)) in self.spheres.iter().enumerate() {
+            if world.kinds[i as usize] == ProxyKind::Dynamic {
+                if let Ok(aabb) = world.box_of(i as usize) {
+                    // The id is live: set_aabb cannot fail.
+                    let _ = self.broad_phase.set_aabb(self.ids[k], aabb);
+                }
+            }
+        }
+        self.broad_phase.update(&mut self.events);
+        self.broad_phase.pairs(&mut self.pairs);
+        // The pair set's order depends on history only, so it is the same in every run.
+        for pair in &self.pairs {
+            let (a, ra) = self.spheres[pair.a.index() as usize];
+            let (b, rb) = self.spheres[pair.b.index() as usize];
+            let (a, b) = (a as usize, b as usize);
+            let d = world.centers[b] - world.centers[a];
+            let dist2 = d.length_squared();
+            if dist2 >= (ra + rb) * (ra + rb) || dist2 <= 1e-12 {
+                continue;
+            }
+            let normal = d / dist2.sqrt();
+            let approach = (world.velocities[a] - world.velocities[b]).dot(normal);
+            if approach <= 0.0 {
+                continue;
+            }
+            let inverse_mass = |i: usize, r: f32| {
+                if world.kinds[i] == ProxyKind::Static {
+                    0.0
+                } else {
+                    1.0 / (r * r * r)
+                }
+            };
+            let (wa, wb) = (inverse_mass(a, ra), inverse_mass(b, rb));
+            if wa + wb == 0.0 {
+                continue;
+            }
+            let impulse = 2.0 * approach / (wa + wb);
+            world.velocities[a] -= normal * (impulse * wa);
+            world.velocities[b] += normal * (impulse * wb);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scene() -> Scene {
+        Scene {
+            objects: 300,
+            mean_speed: 50.0,
+            stationary_fraction: 0.2,
+            sphere_bounces: true,
+            remove_rate: 0.01,
+            teleport_rate: 0.01,
+            terrain_boxes: 10,
+            gravity: 9.8,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn same_seed_same_motion_other_seed_other_motion() {
+        let mut a = World::new(&scene()).unwrap();
+        let mut b = World::new(&scene()).unwrap();
+        let mut c = World::new(&Scene { seed: 2, ..scene() }).unwrap();
+        for _ in 0..100 {
+            a.step();
+            b.step();
+            c.step();
+            assert_eq!(a.aabbs(), b.aabbs());
+            assert_eq!(a.respawned(), b.respawned());
+        }
+        assert_ne!(a.aabbs(), c.aabbs());
+    }
+
+    #[test]
+    fn objects_stay_in_the_world_and_statics_never_move() {
+        let s = scene();
+        let mut w = World::new(&s).unwrap();
+        assert_eq!(w.len(), 300 + 10 + 1);
+        let statics: Vec<usize> = (0..w.len())
+            .filter(|&i| w.kind(i) == ProxyKind::Static)
+            .collect();
+        assert_eq!(statics.len(), 60 + 10 + 1);
+        assert_eq!(w.moving().len(), 240);
+        let before: Vec<Aabb> = statics.iter().map(|&i| w.aabbs()[i]).collect();
+        let world = Aabb::new(Vec3::splat(-1e-3), Vec3::splat(w.side() + 1e-3)).unwrap();
+        let mut respawns = 0;
+        for _ in 0..200 {
+            w.step();
+            respawns += w.respawned().len();
+            for &i in w.moving() {
+                assert!(world.contains(&w.aabbs()[i as usize]));
+            }
+        }
+        assert!(respawns > 0);
+        let after: Vec<Aabb> = statics.iter().map(|&i| w.aabbs()[i]).collect();
+        assert_eq!(before, after);
+    }
+
+    #[test]
+    fn gravity_settles_objects_into_a_layer() {
+        let s = Scene {
+            objects: 200,
+            gravity: 20.0,
+            mean_speed: 1.0,
+            ..Default::default()
+        };
+        let mut w = World::new(&s).unwrap();
+        for _ in 0..600 {
+            w.step();
+        }
+        let mean_height: f32 = w
+            .moving()
+            .iter()
+            .map(|&i| w.aabbs()[i as usize].min().y)
+            .sum::<f32>()
+            / w.moving().len() as f32;
+        assert!(
+            mean_height < 0.1 * w.side(),
+            "mean height {mean_height}, side {}",
+            w.side()
+        );
+    }
+
+    #[test]
+    fn sphere_bounces_conserve_momentum_of_equal_spheres() {
+        let s = Scene {
+            objects: 2,
+            shapes: "sphere".into(),
+            size_distribution: crate::SizeDistribution::Fixed,
+            world_size: Some(100.0),
+            sphere_bounces: true,
+            redraw_interval: 0,
+            ..Default::default()
+        };
+        let mut w = World::new(&s).unwrap();
+        w.centers[0] = Vec3::new(50.0, 50.0, 50.0);
+        w.centers[1] = Vec3::new(51.0, 50.0, 50.0);
+        w.velocities[0] = Vec3::new(1.0, 0.0, 0.0);
+        w.velocities[1] = Vec3::new(-1.0, 0.0, 0.0);
+        w.step();
+        assert!(w.velocities[0].x < 0.0 && w.velocities[1].x > 0.0);
+        assert!((w.velocities[0] + w.velocities[1]).length() < 1e-5);
+    }
+}

@@ -1,0 +1,673 @@
+//! Scene descriptions: the fields, their TOML form, overrides and validation.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// How object extents are drawn between `size_min` and `size_max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SizeDistribution {
+    /// `Beta(size_alpha, size_beta)` scaled to `[size_min, size_max]` (thesis ch. 4).
+    Beta,
+    /// Normal with `size_mean` and `size_std`, clamped.
+    Normal,
+    /// Normal mirrored about its mean: most sizes near the ends (adaptive report).
+    InverseNormal,
+    /// Uniform.
+    Uniform,
+    /// Every object has extent `size_mean` (default: the middle of the range).
+    Fixed,
+}
+
+/// How speeds are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpeedDistribution {
+    /// Uniform in `[0, 2 * mean_speed]` (thesis: uniform with the given average).
+    Uniform,
+    /// Exactly `mean_speed` (adaptive report).
+    Fixed,
+}
+
+/// A scene: the objects, their sizes, shapes and motion, and the measurement lengths.
+///
+/// Every field has a default (the thesis's standard configuration, at speeds stated in
+/// units per second); a TOML file or command-line flags set the ones that differ.
+///
+/// ```
+/// let scene = broadphase_sim::Scene::from_toml_str("objects = 50\nshapes = \"sphere\"\n", "inline").unwrap();
+/// assert_eq!(scene.objects, 50);
+/// assert!(broadphase_sim::Scene::from_toml_str("objets = 50", "inline").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scene {
+    /// Number of objects (moving plus stationary; terrain and ground not included).
+    pub objects: usize,
+    /// Objects per unit volume; sets the side of the world cube as `(objects / density)^(1/3)`.
+    pub density: f64,
+    /// Explicit side of the world cube; overrides `density` when set.
+    pub world_size: Option<f32>,
+    /// Distribution of object extents.
+    pub size_distribution: SizeDistribution,
+    /// Smallest extent (full length along one dimension).
+    pub size_min: f32,
+    /// Largest extent.
+    pub size_max: f32,
+    /// α of the beta distribution.
+    pub size_alpha: f64,
+    /// β of the beta distribution.
+    pub size_beta: f64,
+    /// Mean of the normal distributions and the fixed size (default: middle of the range).
+    pub size_mean: Option<f32>,
+    /// Standard deviation of the normal distributions (default: range / 6).
+    pub size_std: Option<f32>,
+    /// Comma-separated shapes drawn uniformly: sphere, box, capsule, cylinder, cone (or `all`).
+    pub shapes: String,
+    /// Mean speed in units per second.
+    pub mean_speed: f32,
+    /// Distribution of speeds.
+    pub speed_distribution: SpeedDistribution,
+    /// Velocities are re-drawn every this many steps (0: never; thesis: 10).
+    pub redraw_interval: u32,
+    /// Seconds per step.
+    pub time_step: f32,
+    /// Fraction of objects that never move; they are `ProxyKind::Static`.
+    pub stationary_fraction: f32,
+    /// Downward acceleration in units/s²; when positive, a static ground box lies under
+    /// the world and objects settle on it.
+    pub gravity: f32,
+    /// Number of static terrain boxes tiling the floor (0: no terrain).
+    pub terrain_boxes: usize,
+    /// Spheres bounce elastically off each other (adaptive report).
+    pub sphere_bounces: bool,
+    /// Fraction of moving objects removed and re-inserted elsewhere per step.
+    pub remove_rate: f32,
+    /// Fraction of moving objects teleported to a random place per step.
+    pub teleport_rate: f32,
+    /// Random seed: the same seed gives the same motion for every algorithm.
+    pub seed: u64,
+    /// Unmeasured steps before the measured ones.
+    pub warmup: usize,
+    /// Measured steps.
+    pub steps: usize,
+}
+
+impl Default for Scene {
+    fn default() -> Self {
+        Self {
+            objects: 1000,
+            density: 0.05,
+            world_size: None,
+            size_distribution: SizeDistribution::Beta,
+            size_min: 0.5,
+            size_max: 3.0,
+            size_alpha: 100.0,
+            size_beta: 100.0,
+            size_mean: None,
+            size_std: None,
+            shapes: "all".to_string(),
+            mean_speed: 10.0,
+            speed_distribution: SpeedDistribution::Uniform,
+            redraw_interval: 10,
+            time_step: 1.0 / 60.0,
+            stationary_fraction: 0.0,
+            gravity: 0.0,
+            terrain_boxes: 0,
+            sphere_bounces: false,
+            remove_rate: 0.0,
+            teleport_rate: 0.0,
+            seed: 1,
+            warmup: 20,
+            steps: 100,
+        }
+    }
+}
+
+/// Most objects a scene may hold (moving plus terrain): beyond it, a typo is likelier than
+/// an intent, and memory would run out before the first step.
+pub const MAX_OBJECTS: usize = 10_000_000;
+
+/// The shapes a scene can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeKind {
+    /// A ball.
+    Sphere,
+    /// A cuboid, randomly rotated.
+    Box,
+    /// A capsule, randomly rotated.
+    Capsule,
+    /// A cylinder along y.
+    Cylinder,
+    /// A cone along y.
+    Cone,
+}
+
+impl ShapeKind {
+    /// Every shape, in the order of the thesis.
+    pub const ALL: [ShapeKind; 5] = [
+        ShapeKind::Box,
+        ShapeKind::Sphere,
+        ShapeKind::Cylinder,
+        ShapeKind::Cone,
+        ShapeKind::Capsule,
+    ];
+
+    /// The name used in scene files.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShapeKind::Sphere => "sphere",
+            ShapeKind::Box => "box",
+            ShapeKind::Capsule => "capsule",
+            ShapeKind::Cylinder => "cylinder",
+            ShapeKind::Cone => "cone",
+        }
+    }
+}
+
+/// A scene file or override that cannot be used: which field, where, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SceneError {
+    /// The file (or `--flag` source) the error comes from.
+    pub source: Option<String>,
+    /// The 1-based line in that file, when known.
+    pub line: Option<usize>,
+    /// The field at fault, when known.
+    pub field: Option<String>,
+    /// What is wrong, on one line.
+    pub message: String,
+}
+
+impl SceneError {
+    /// An error about `field`.
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        Self {
+            source: None,
+            line: None,
+            field: Some(field.to_string()),
+            message: message.into(),
+        }
+    }
+
+    fn located(mut self, source: &str, text: Option<&str>) -> Self {
+        self.source = Some(source.to_string());
+        if self.line.is_none() {
+            if let (Some(text), Some(field)) = (text, &self.field) {
+                self.line = line_of_key(text, field);
+            }
+        }
+        self
+    }
+}
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(source) = &self.source {
+            write!(f, "{source}")?;
+            if let Some(line) = self.line {
+                write!(f, ":{line}")?;
+            }
+            write!(f, ": ")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, "field `{field}`: ")?;
+        }
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for SceneError {}
+
+/// The 1-based line where `key = …` is written, if it is.
+fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|line| {
+            let line = line.trim_start();
+            line.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map(|i| i + 1)
+}
+
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Turns a toml error into a one-line error with the line number and, when the error is
+/// about one `key = value` line, the key.
+fn toml_error(e: &toml::de::Error, source: &str, text: &str) -> SceneError {
+    let message = e.message().trim().replace('\n', " ");
+    let line = e.span().map(|span| line_of_offset(text, span.start));
+    let unknown = message
+        .split('`')
+        .nth(1)
+        .filter(|_| message.starts_with("unknown field"))
+        .map(str::to_string);
+    let written = line
+        .and_then(|l| text.lines().nth(l - 1))
+        .and_then(|l| l.split_once('='))
+        .map(|(key, _)| key.trim().to_string())
+        .filter(|key| {
+            !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        });
+    SceneError {
+        source: Some(source.to_string()),
+        line,
+        field: unknown.or(written),
+        message,
+    }
+}
+
+/// Parses a command-line value as TOML (number, boolean), else as a string.
+fn parse_value(value: &str) -> toml::Value {
+    let value = value.trim();
+    match toml::from_str::<toml::Table>(&format!("v = {value}")) {
+        Ok(mut table) => table
+            .remove("v")
+            .unwrap_or(toml::Value::String(value.into())),
+        Err(_) => toml::Value::String(value.to_string()),
+    }
+}
+
+/// A scene being assembled from a file and overrides; [`SceneBuilder::build`] validates it.
+#[derive(Debug, Clone, Default)]
+pub struct SceneBuilder {
+    table: toml::Table,
+    source: Option<String>,
+    text: Option<String>,
+    /// Fields set by [`SceneBuilder::set`]: their errors are not the file's.
+    overridden: Vec<String>,
+}
+
+impl SceneBuilder {
+    /// Starts from the defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts from a TOML text; checks names and types at once so that errors carry the
+    /// file's line numbers (values are checked by [`SceneBuilder::build`], after overrides).
+    pub fn from_toml_str(text: &str, source: &str) -> Result<Self, SceneError> {
+        toml::from_str::<Scene>(text).map_err(|e| toml_error(&e, source, text))?;
+        let table =
+            toml::from_str::<toml::Table>(text).map_err(|e| toml_error(&e, source, text))?;
+        Ok(Self {
+            table,
+            source: Some(source.to_string()),
+            text: Some(text.to_string()),
+            overridden: Vec::new(),
+        })
+    }
+
+    /// Starts from a TOML file.
+    pub fn from_file(path: &Path) -> Result<Self, SceneError> {
+        let source = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| SceneError {
+            source: Some(source.clone()),
+            line: None,
+            field: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        Self::from_toml_str(&text, &source)
+    }
+
+    /// Sets `field` to `value` (a TOML literal or a bare string), replacing the file's value.
+    ///
+    /// `size_alpha_beta` sets both beta parameters (the thesis's size-uniformity sweep).
+    pub fn set(&mut self, field: &str, value: &str) -> Result<&mut Self, SceneError> {
+        let field = field.trim().replace('-', "_");
+        if field == "size_alpha_beta" {
+            self.set("size_alpha", value)?;
+            return self.set("size_beta", value);
+        }
+        let mut value = parse_value(value);
+        // Integers are fine where floats are expected.
+        if let toml::Value::Integer(i) = value {
+            if FLOAT_FIELDS.contains(&field.as_str()) {
+                value = toml::Value::Float(i as f64);
+            }
+        }
+        if let toml::Value::Float(x) = value {
+            if INTEGER_FIELDS.contains(&field.as_str()) && x.fract() == 0.0 && x.abs() < 9e15 {
+                value = toml::Value::Integer(x as i64);
+            }
+        }
+        let mut probe = toml::Table::new();
+        probe.insert(field.clone(), value.clone());
+        toml::Value::Table(probe)
+            .try_into::<Scene>()
+            .map_err(|e| SceneError::field(&field, e.message().trim().replace('\n', " ")))?;
+        if !self.overridden.contains(&field) {
+            self.overridden.push(field.clone());
+        }
+        self.table.insert(field, value);
+        Ok(self)
+    }
+
+    /// The validated scene.
+    pub fn build(&self) -> Result<Scene, SceneError> {
+        let source = self.source.as_deref().unwrap_or("scene");
+        let scene: Scene =
+            toml::Value::Table(self.table.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    SceneError::field("?", e.message().trim().replace('\n', " "))
+                        .located(source, None)
+                })?;
+        scene.validate().map_err(|e| {
+            let from_override = e
+                .field
+                .as_ref()
+                .is_some_and(|f| self.overridden.contains(f));
+            if from_override {
+                e
+            } else {
+                e.located(source, self.text.as_deref())
+            }
+        })?;
+        Ok(scene)
+    }
+}
+
+const FLOAT_FIELDS: &[&str] = &[
+    "density",
+    "world_size",
+    "size_min",
+    "size_max",
+    "size_alpha",
+    "size_beta",
+    "size_mean",
+    "size_std",
+    "mean_speed",
+    "time_step",
+    "stationary_fraction",
+    "gravity",
+    "remove_rate",
+    "teleport_rate",
+];
+
+const INTEGER_FIELDS: &[&str] = &[
+    "objects",
+    "redraw_interval",
+    "terrain_boxes",
+    "seed",
+    "warmup",
+    "steps",
+];
+
+impl Scene {
+    /// Parses and validates a TOML scene. `source` names the file in errors.
+    pub fn from_toml_str(text: &str, source: &str) -> Result<Self, SceneError> {
+        let scene: Scene = toml::from_str(text).map_err(|e| toml_error(&e, source, text))?;
+        scene
+            .validate()
+            .map_err(|e| e.located(source, Some(text)))?;
+        Ok(scene)
+    }
+
+    /// Checks every field; the first problem found is returned.
+    pub fn validate(&self) -> Result<(), SceneError> {
+        let err = |field: &str, message: String| Err(SceneError::field(field, message));
+        if self.objects == 0 || self.objects > MAX_OBJECTS {
+            return err(
+                "objects",
+                format!("must be between 1 and {MAX_OBJECTS} (got {})", self.objects),
+            );
+        }
+        if self.terrain_boxes > MAX_OBJECTS {
+            return err(
+                "terrain_boxes",
+                format!("must be at most {MAX_OBJECTS} (got {})", self.terrain_boxes),
+            );
+        }
+        let positive = |field: &str, x: f64| -> Result<(), SceneError> {
+            if x.is_finite() && x > 0.0 {
+                Ok(())
+            } else {
+                err(field, format!("must be a finite positive number (got {x})"))
+            }
+        };
+        let non_negative = |field: &str, x: f64| -> Result<(), SceneError> {
+            if x.is_finite() && x >= 0.0 {
+                Ok(())
+            } else {
+                err(
+                    field,
+                    format!("must be a finite non-negative number (got {x})"),
+                )
+            }
+        };
+        let fraction = |field: &str, x: f32| -> Result<(), SceneError> {
+            if (0.0..=1.0).contains(&x) {
+                Ok(())
+            } else {
+                err(field, format!("must be between 0 and 1 (got {x})"))
+            }
+        };
+        positive("density", self.density)?;
+        if let Some(w) = self.world_size {
+            positive("world_size", f64::from(w))?;
+        }
+        positive("size_min", f64::from(self.size_min))?;
+        positive("size_max", f64::from(self.size_max))?;
+        if self.size_max < self.size_min {
+            return err(
+                "size_max",
+                format!(
+                    "must be at least size_min ({} < {})",
+                    self.size_max, self.size_min
+                ),
+            );
+        }
+        positive("size_alpha", self.size_alpha)?;
+        positive("size_beta", self.size_beta)?;
+        if let Some(m) = self.size_mean {
+            positive("size_mean", f64::from(m))?;
+            if !(self.size_min..=self.size_max).contains(&m) {
+                return err(
+                    "size_mean",
+                    format!("must lie in [size_min, size_max] (got {m})"),
+                );
+            }
+        }
+        if let Some(s) = self.size_std {
+            positive("size_std", f64::from(s))?;
+        }
+        self.shape_kinds()?;
+        non_negative("mean_speed", f64::from(self.mean_speed))?;
+        positive("time_step", f64::from(self.time_step))?;
+        if self.time_step > 1.0 {
+            return err(
+                "time_step",
+                format!("must be at most 1 s (got {})", self.time_step),
+            );
+        }
+        fraction("stationary_fraction", self.stationary_fraction)?;
+        non_negative("gravity", f64::from(self.gravity))?;
+        fraction("remove_rate", self.remove_rate)?;
+        fraction("teleport_rate", self.teleport_rate)?;
+        if self.steps == 0 {
+            return err("steps", "must be at least 1".to_string());
+        }
+        let side = self.world_side();
+        if !(side.is_finite() && side < 1e7) {
+            return err(
+                if self.world_size.is_some() {
+                    "world_size"
+                } else {
+                    "density"
+                },
+                format!("gives a world side of {side}, beyond what f32 positions resolve"),
+            );
+        }
+        if side <= 1.01 * self.size_max {
+            return err(
+                if self.world_size.is_some() {
+                    "world_size"
+                } else {
+                    "density"
+                },
+                format!(
+                    "gives a world side of {side}, too small for objects up to {}",
+                    self.size_max
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// The side of the world cube.
+    pub fn world_side(&self) -> f32 {
+        match self.world_size {
+            Some(w) => w,
+            None => (self.objects as f64 / self.density).cbrt() as f32,
+        }
+    }
+
+    /// The shapes of the `shapes` field.
+    pub fn shape_kinds(&self) -> Result<Vec<ShapeKind>, SceneError> {
+        if self.shapes.trim() == "all" {
+            return Ok(ShapeKind::ALL.to_vec());
+        }
+        let mut kinds = Vec::new();
+        for name in self
+            .shapes
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            let kind = ShapeKind::ALL
+                .into_iter()
+                .find(|k| k.name() == name)
+                .ok_or_else(|| {
+                    SceneError::field(
+                        "shapes",
+                        format!(
+                            "unknown shape '{name}' (known: sphere, box, capsule, cylinder, cone, all)"
+                        ),
+                    )
+                })?;
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        if kinds.is_empty() {
+            return Err(SceneError::field("shapes", "lists no shape"));
+        }
+        Ok(kinds)
+    }
+
+    /// The scene as TOML (every field), for the record of a run.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Scene, SceneError> {
+        Scene::from_toml_str(text, "test.toml")
+    }
+
+    #[test]
+    fn defaults_are_valid_and_fields_parse() {
+        assert_eq!(parse("").unwrap(), Scene::default());
+        let s = parse(
+            "objects = 10\nworld_size = 50.0\nsize_distribution = \"inverse-normal\"\nshapes = \"sphere, box\"\nsphere_bounces = true\n",
+        )
+        .unwrap();
+        assert_eq!(s.objects, 10);
+        assert_eq!(s.world_side(), 50.0);
+        assert_eq!(s.size_distribution, SizeDistribution::InverseNormal);
+        assert_eq!(
+            s.shape_kinds().unwrap(),
+            vec![ShapeKind::Sphere, ShapeKind::Box]
+        );
+    }
+
+    #[test]
+    fn unknown_field_names_the_field_and_line() {
+        let e = parse("objects = 10\n\ndensty = 0.1\n").unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+        assert_eq!(e.field.as_deref(), Some("densty"));
+        let text = e.to_string();
+        assert!(text.starts_with("test.toml:3: "), "{text}");
+        assert!(text.contains("densty"), "{text}");
+        assert!(!text.contains('\n'), "{text}");
+    }
+
+    #[test]
+    fn wrong_types_are_reported_with_line() {
+        let e = parse("seed = 1\nobjects = \"many\"\n").unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        assert_eq!(e.field.as_deref(), Some("objects"), "{e}");
+        assert!(e.to_string().contains("field `objects`"), "{e}");
+        let e = parse("sphere_bounces = 3\n").unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        let e = parse("size_distribution = \"gaussian\"\n").unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        assert!(parse("objects = -5\n").is_err());
+    }
+
+    #[test]
+    fn invalid_values_name_field_and_line() {
+        let e = parse("objects = 10\ndensity = nan\n").unwrap_err();
+        assert_eq!(
+            (e.field.as_deref(), e.line),
+            (Some("density"), Some(2)),
+            "{e}"
+        );
+        let e = parse("objects = 0\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("objects"));
+        let e = parse("objects = 100000000000\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("objects"));
+        let e = parse("size_min = 2.0\nsize_max = 1.0\n").unwrap_err();
+        assert_eq!((e.field.as_deref(), e.line), (Some("size_max"), Some(2)));
+        let e = parse("mean_speed = inf\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("mean_speed"));
+        let e = parse("stationary_fraction = 1.5\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("stationary_fraction"));
+        let e = parse("shapes = \"sphere,blob\"\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("shapes"));
+        let e = parse("world_size = 1.0\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("world_size"));
+        let e = parse("density = 1e-30\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("density"));
+        assert!(parse("objects = 10\nobjects = 11\n").is_err());
+    }
+
+    #[test]
+    fn overrides_replace_file_values_and_are_checked() {
+        let mut b =
+            SceneBuilder::from_toml_str("objects = 10\nmean_speed = 3.0\n", "f.toml").unwrap();
+        b.set("objects", "20").unwrap();
+        b.set("mean-speed", "7").unwrap();
+        b.set("shapes", "sphere").unwrap();
+        b.set("size_alpha_beta", "0.5").unwrap();
+        let s = b.build().unwrap();
+        assert_eq!(s.objects, 20);
+        assert_eq!(s.mean_speed, 7.0);
+        assert_eq!(s.shapes, "sphere");
+        assert_eq!((s.size_alpha, s.size_beta), (0.5, 0.5));
+        assert_eq!(
+            b.set("nope", "1").unwrap_err().field.as_deref(),
+            Some("nope")
+        );
+        assert!(b.set("objects", "lots").is_err());
+        b.set("density", "nan").unwrap();
+        let e = b.build().unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("density"));
+        // A flag fixes an invalid file value; the file's own errors keep their line.
+        let mut b = SceneBuilder::from_toml_str("objects = 10\ndensity = nan\n", "f.toml").unwrap();
+        assert_eq!(b.build().unwrap_err().line, Some(2));
+        b.set("density", "0.1").unwrap();
+        assert_eq!(b.build().unwrap().density, 0.1);
+    }
+}
