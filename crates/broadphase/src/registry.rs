@@ -1,14 +1,25 @@
 //! Algorithms by name, for programs that choose one at run time.
 
-use crate::{BroadPhase, BruteForce, Error, Result, SortAndSweep, SweepAndPrune};
+use crate::{
+    BroadPhase, BruteForce, BvhBroadPhase, BvhBuild, DescendRule, DynamicTreeBroadPhase, Error, Result, SortAndSweep,
+    SweepAndPrune,
+};
 
 /// The names [`create`] accepts, in the order the workbench lists them.
-pub const ALGORITHMS: &[&str] = &["brute-force", "sap", "sort-and-sweep"];
+pub const ALGORITHMS: &[&str] = &["brute-force", "sap", "sort-and-sweep", "dynamic-tree", "bvh"];
 
 /// Options of the algorithms that have any; each algorithm reads the ones it knows.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
-pub struct AlgorithmOptions {}
+pub struct AlgorithmOptions {
+    /// `dynamic-tree`: enlargement of leaf boxes on every side, finite and non-negative;
+    /// `None` means [`crate::DEFAULT_TREE_MARGIN`].
+    pub tree_margin: Option<f32>,
+    /// `bvh`: how the hierarchy is built.
+    pub bvh_build: BvhBuild,
+    /// `bvh`: the descend rule of the self-collision traversal.
+    pub bvh_descend: DescendRule,
+}
 
 /// Builds the algorithm called `name` (one of [`ALGORITHMS`]).
 ///
@@ -18,11 +29,14 @@ pub struct AlgorithmOptions {}
 /// assert!(broadphase::create("nope", &Default::default()).is_err());
 /// ```
 pub fn create(name: &str, options: &AlgorithmOptions) -> Result<Box<dyn BroadPhase>> {
-    let _ = options;
     Ok(match name {
         "brute-force" => Box::new(BruteForce::new()),
         "sap" => Box::new(SweepAndPrune::new()),
         "sort-and-sweep" => Box::new(SortAndSweep::new()),
+        "dynamic-tree" => Box::new(DynamicTreeBroadPhase::new(
+            options.tree_margin.unwrap_or(crate::DEFAULT_TREE_MARGIN),
+        )?),
+        "bvh" => Box::new(BvhBroadPhase::new(options.bvh_build, options.bvh_descend)),
         _ => {
             return Err(Error::UnknownAlgorithm {
                 name: name.to_string(),
