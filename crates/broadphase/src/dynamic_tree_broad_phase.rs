@@ -21,13 +21,19 @@ const SHRINK_FACTOR: f32 = 4.0;
 
 /// Broad phase over two incremental AABB trees, one for dynamic and one for static proxies.
 ///
-/// Each step, only the proxies in the move buffer (moved or inserted since the last update)
-/// do any work: a proxy whose new box left its enlarged leaf box is re-inserted (O(log n)), its
-/// pairs are re-tested on exact boxes, and it queries the dynamic tree (and the static tree if
-/// it is dynamic) for new pairs. Pairs of proxies that did not move stay as they are, so a step
-/// costs O(m log n + pairs of the m movers) for m movers, plus one O(pairs) scan of the pair
-/// array that drops ended pairs when something moved or was removed. Static-static pairs are
-/// never searched, and the static tree is only modified when a static proxy changes.
+/// Works in two layers, as Box2D does plus an exact filter:
+/// - candidate pairs: pairs whose enlarged leaf boxes overlap. They change only when a leaf is
+///   re-inserted ("enlarged": its proxy left its leaf box, or is new), and only enlarged
+///   proxies query the trees (the dynamic tree, and the static tree too if the proxy is
+///   dynamic) for new candidates;
+/// - exact pairs: the candidates whose current boxes overlap, re-tested only for candidates
+///   with an endpoint in the move buffer.
+///
+/// A step costs O(e log n + candidates of the e enlarged proxies) for the trees and queries,
+/// plus one scan of the candidate array (a few nanoseconds per candidate: two flag lookups,
+/// and a box test where an endpoint moved) when anything moved or was removed. Proxies that
+/// did not move cost nothing else; static-static pairs are never searched; the static tree is
+/// only modified when a static proxy is inserted, removed, or leaves its leaf box.
 ///
 /// ```
 /// use broadphase::{Aabb, BroadPhase, CollisionFilter, DynamicTreeBroadPhase, PairEvents, ProxyKind};
@@ -46,7 +52,10 @@ const SHRINK_FACTOR: f32 = 4.0;
 #[derive(Debug, Clone)]
 pub struct DynamicTreeBroadPhase {
     proxies: ProxyTable,
+    /// Exact pairs.
     pairs: PairTracker,
+    /// Pairs whose leaf boxes overlap (and that may pair): a superset of the exact pairs.
+    candidates: PairSet,
     /// Leaves of both trees, indexed by proxy slot.
     leaves: TreeLeaves,
     dynamic_tree: DynamicTree,
@@ -54,10 +63,15 @@ pub struct DynamicTreeBroadPhase {
     margin: f32,
     /// The move buffer: slots moved or inserted since the last update, each once.
     moved: Vec<u32>,
-    /// Per slot: in `moved`.
-    is_moved: Vec<bool>,
+    /// Slots whose leaves were (re-)inserted during this update.
+    enlarged: Vec<u32>,
+    /// Per slot: `MOVED` and `ENLARGED` bits.
+    flags: Vec<u8>,
     stack: TraversalStack,
 }
+
+const MOVED: u8 = 1;
+const ENLARGED: u8 = 2;
 
 impl Default for DynamicTreeBroadPhase {
     fn default() -> Self {
@@ -74,12 +88,14 @@ impl DynamicTreeBroadPhase {
         Ok(Self {
             proxies: ProxyTable::new(),
             pairs: PairTracker::new(),
+            candidates: PairSet::new(),
             leaves: TreeLeaves::new(),
             dynamic_tree: DynamicTree::new(),
             static_tree: DynamicTree::new(),
             margin,
             moved: Vec::new(),
-            is_moved: Vec::new(),
+            enlarged: Vec::new(),
+            flags: Vec::new(),
             stack: TraversalStack::new(),
         })
     }
@@ -117,7 +133,7 @@ impl DynamicTreeBroadPhase {
         self.static_tree.validate(&self.leaves).map_err(|e| format!("static tree: {e}"))?;
         let mut in_trees = 0;
         for slot in self.proxies.live_slots() {
-            if self.is_moved[slot] {
+            if self.flags[slot] & MOVED != 0 {
                 continue;
             }
             let Some(fat) = self.leaves.fat_aabb(slot as u32) else {
@@ -144,10 +160,15 @@ impl DynamicTreeBroadPhase {
     }
 
     fn mark_moved(&mut self, slot: usize) {
-        if !self.is_moved[slot] {
-            self.is_moved[slot] = true;
+        if self.flags[slot] & MOVED == 0 {
+            self.flags[slot] |= MOVED;
             self.moved.push(slot as u32);
         }
+    }
+
+    /// Number of candidate pairs (leaf boxes overlap).
+    pub fn candidate_count(&self) -> usize {
+        self.candidates.len()
     }
 
     /// Takes removed proxies out of their trees.
@@ -178,7 +199,10 @@ impl DynamicTreeBroadPhase {
                     let fat = aabb.expanded(self.margin);
                     self.tree_of(slot as usize).insert(&mut leaves, slot, fat)
                 }
-                Some(fat) if fat.contains(&aabb) && aabb.expanded(SHRINK_FACTOR * self.margin).contains(fat) => Ok(()),
+                Some(fat) if fat.contains(&aabb) && aabb.expanded(SHRINK_FACTOR * self.margin).contains(fat) => {
+                    self.leaves = leaves;
+                    continue;
+                }
                 Some(_) => {
                     let fat = aabb.expanded(self.margin);
                     self.tree_of(slot as usize).move_leaf(&mut leaves, slot, fat)
@@ -186,32 +210,79 @@ impl DynamicTreeBroadPhase {
             };
             self.leaves = leaves;
             result?;
+            self.flags[slot as usize] |= ENLARGED;
+            self.enlarged.push(slot);
         }
         Ok(())
     }
 
-    /// Finds the new pairs of every moved proxy by querying the trees with its exact box.
-    fn find_new_pairs(&mut self) {
+    /// One pass over the candidates: drops those of removed proxies and those whose leaf
+    /// boxes separated (an endpoint was re-inserted), and re-tests the exact boxes of those
+    /// with a moved endpoint.
+    fn update_candidates(&mut self) {
         let proxies = &self.proxies;
-        let is_moved = &self.is_moved;
-        let pairs = &mut self.pairs;
-        for &slot in &self.moved {
-            let m = slot as usize;
-            if !proxies.is_live(m) {
+        let flags = &self.flags;
+        let leaves = &self.leaves;
+        let mut position = 0;
+        while position < self.candidates.len() {
+            let (a, b) = crate::key_indices(self.candidates.keys()[position]);
+            let (x, y) = (a as usize, b as usize);
+            let changed = flags[x] | flags[y];
+            if changed == 0 {
+                position += 1;
                 continue;
             }
-            let aabb = proxies.aabb(m);
+            let keep = if proxies.is_removed(x) || proxies.is_removed(y) {
+                false
+            } else if changed & ENLARGED != 0 {
+                match (leaves.fat_aabb(a), leaves.fat_aabb(b)) {
+                    (Some(fa), Some(fb)) => fa.overlaps(fb),
+                    _ => false,
+                }
+            } else {
+                true
+            };
+            if keep {
+                if proxies.aabb(x).overlaps(proxies.aabb(y)) {
+                    self.pairs.add(a, b);
+                } else {
+                    self.pairs.remove(a, b);
+                }
+                position += 1;
+            } else {
+                self.pairs.remove(a, b);
+                // The last candidate moves into `position`; look at it next.
+                self.candidates.remove_at(position);
+            }
+        }
+    }
+
+    /// Finds the new candidates of every enlarged proxy by querying the trees with its leaf
+    /// box, and adds those whose exact boxes overlap as pairs.
+    fn find_new_candidates(&mut self) {
+        let proxies = &self.proxies;
+        let flags = &self.flags;
+        let candidates = &mut self.candidates;
+        let pairs = &mut self.pairs;
+        for &slot in &self.enlarged {
+            let e = slot as usize;
+            let Some(fat) = self.leaves.fat_aabb(slot) else {
+                continue;
+            };
             let mut visit = |other: u32| {
                 let o = other as usize;
-                // Two movers find each other; the one with the smaller slot adds the pair.
-                if !(is_moved[o] && o < m) && proxies.is_pair(m, o) {
-                    pairs.add(slot, other);
+                // Two enlarged proxies find each other; the one with the smaller slot adds.
+                if o != e && !(flags[o] & ENLARGED != 0 && o < e) && proxies.can_pair(e, o) {
+                    let (_, inserted) = candidates.insert(slot, other, 0);
+                    if inserted && proxies.aabb(e).overlaps(proxies.aabb(o)) {
+                        pairs.add(slot, other);
+                    }
                 }
                 ControlFlow::Continue(())
             };
-            let _ = self.dynamic_tree.query(&self.leaves, aabb, &mut self.stack, &mut visit);
-            if proxies.kind(m) == ProxyKind::Dynamic {
-                let _ = self.static_tree.query(&self.leaves, aabb, &mut self.stack, &mut visit);
+            let _ = self.dynamic_tree.query(&self.leaves, fat, &mut self.stack, &mut visit);
+            if proxies.kind(e) == ProxyKind::Dynamic {
+                let _ = self.static_tree.query(&self.leaves, fat, &mut self.stack, &mut visit);
             }
         }
     }
@@ -245,8 +316,8 @@ impl BroadPhase for DynamicTreeBroadPhase {
         }
         let id = self.proxies.insert(aabb, kind, filter)?;
         let slot = id.index() as usize;
-        if self.is_moved.len() <= slot {
-            self.is_moved.resize(slot + 1, false);
+        if self.flags.len() <= slot {
+            self.flags.resize(slot + 1, 0);
         }
         self.mark_moved(slot);
         Ok(id)
@@ -268,24 +339,22 @@ impl BroadPhase for DynamicTreeBroadPhase {
         let refitted = self.refit_moved_leaves();
         debug_assert!(refitted.is_ok());
         if !self.moved.is_empty() || !self.proxies.removed_slots().is_empty() {
-            let proxies = &self.proxies;
-            let is_moved = &self.is_moved;
-            self.pairs.retain(|a, b| {
-                let (a, b) = (a as usize, b as usize);
-                if proxies.is_removed(a) || proxies.is_removed(b) {
-                    false
-                } else if is_moved[a] || is_moved[b] {
-                    proxies.aabb(a).overlaps(proxies.aabb(b))
-                } else {
-                    true
-                }
-            });
+            for k in 0..self.proxies.removed_slots().len() {
+                let slot = self.proxies.removed_slots()[k] as usize;
+                self.flags[slot] |= MOVED;
+            }
+            self.update_candidates();
+            for k in 0..self.proxies.removed_slots().len() {
+                let slot = self.proxies.removed_slots()[k] as usize;
+                self.flags[slot] = 0;
+            }
         }
-        self.find_new_pairs();
+        self.find_new_candidates();
         for &slot in &self.moved {
-            self.is_moved[slot as usize] = false;
+            self.flags[slot as usize] = 0;
         }
         self.moved.clear();
+        self.enlarged.clear();
         self.pairs.finish(&self.proxies, events);
         self.proxies.release_removed();
     }
@@ -296,8 +365,10 @@ impl BroadPhase for DynamicTreeBroadPhase {
         self.leaves = TreeLeaves::new();
         self.dynamic_tree.clear();
         self.static_tree.clear();
+        self.candidates.clear();
         self.moved.clear();
-        self.is_moved.iter_mut().for_each(|m| *m = false);
+        self.enlarged.clear();
+        self.flags.iter_mut().for_each(|f| *f = 0);
     }
 
     fn proxies(&self) -> &ProxyTable {
@@ -311,11 +382,12 @@ impl BroadPhase for DynamicTreeBroadPhase {
     fn memory_bytes(&self) -> usize {
         self.proxies.memory_bytes()
             + self.pairs.memory_bytes()
+            + self.candidates.memory_bytes()
             + self.leaves.memory_bytes()
             + self.dynamic_tree.memory_bytes()
             + self.static_tree.memory_bytes()
-            + self.moved.capacity() * 4
-            + self.is_moved.capacity()
+            + (self.moved.capacity() + self.enlarged.capacity()) * 4
+            + self.flags.capacity()
             + self.stack.memory_bytes()
     }
 
