@@ -50,6 +50,15 @@ pub struct BenchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// `bvh`: build strategy (median, sah, bottom-up, insertion).
+    #[arg(long, default_value = "median")]
+    bvh_build: broadphase::BvhBuild,
+    /// `bvh`: descend rule of the pair traversal (simultaneous, larger-volume).
+    #[arg(long, default_value = "simultaneous")]
+    bvh_descend: broadphase::DescendRule,
+    /// `dynamic-tree`: leaf box margin (default: the library's).
+    #[arg(long)]
+    tree_margin: Option<f32>,
 }
 
 /// One algorithm at one size. Times are milliseconds per step.
@@ -131,7 +140,11 @@ fn bench_one(
     args: &BenchArgs,
     progress: &ProgressBar,
 ) -> anyhow::Result<BenchRow> {
-    let mut bp = broadphase::create(name, &Default::default())?;
+    let mut options = broadphase::AlgorithmOptions::default();
+    options.bvh_build = args.bvh_build;
+    options.bvh_descend = args.bvh_descend;
+    options.tree_margin = args.tree_margin;
+    let mut bp = broadphase::create(name, &options)?;
     let mut scene = BouncingBoxes::new(&BouncingBoxesConfig {
         objects,
         max_speed: args.max_speed,

@@ -8,16 +8,23 @@ use crate::pair_tracker::PairTracker;
 use crate::query::is_closer;
 use crate::{
     Aabb, BroadPhase, CollisionFilter, Error, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Ray, RayHit,
-    Result, TraversalStack,
+    Result, TraversalStack, Vec3,
 };
 
 /// Default enlargement of every leaf box, in world units, on every side: proxies moving less
 /// than this since their last re-insertion do not touch the tree (Box2D's `b2_aabbMargin`).
 pub const DEFAULT_TREE_MARGIN: f32 = 0.1;
 
-/// A leaf whose enlarged box exceeds the exact box grown by this many margins is re-inserted
-/// with a fresh one, so that shrunk or slowed proxies do not keep oversized leaves.
+/// A leaf whose enlarged box exceeds the exact box grown by this many margins (plus the
+/// predicted motion) is re-inserted with a fresh one, so that shrunk or stopped proxies do not
+/// keep oversized leaves.
 const SHRINK_FACTOR: f32 = 4.0;
+
+/// Leaf boxes are also stretched in the direction of the last step's displacement, by this
+/// many steps (Box2D's `b2_aabbMultiplier`), so that steadily moving proxies are re-inserted
+/// less often. The stretch is capped per axis at the box's largest edge plus the margin, so a
+/// teleport does not leave a huge leaf.
+const PREDICTED_STEPS: f32 = 2.0;
 
 /// Broad phase over two incremental AABB trees, one for dynamic and one for static proxies.
 ///
@@ -63,6 +70,8 @@ pub struct DynamicTreeBroadPhase {
     margin: f32,
     /// The move buffer: slots moved or inserted since the last update, each once.
     moved: Vec<u32>,
+    /// Parallel to `moved`: each proxy's box centre before its first move in this step.
+    moved_from: Vec<Vec3>,
     /// Slots whose leaves were (re-)inserted during this update.
     enlarged: Vec<u32>,
     /// Per slot: `MOVED` and `ENLARGED` bits.
@@ -94,6 +103,7 @@ impl DynamicTreeBroadPhase {
             static_tree: DynamicTree::new(),
             margin,
             moved: Vec::new(),
+            moved_from: Vec::new(),
             enlarged: Vec::new(),
             flags: Vec::new(),
             stack: TraversalStack::new(),
@@ -159,11 +169,30 @@ impl DynamicTreeBroadPhase {
         }
     }
 
-    fn mark_moved(&mut self, slot: usize) {
+    fn mark_moved(&mut self, slot: usize, from: Vec3) {
         if self.flags[slot] & MOVED == 0 {
             self.flags[slot] |= MOVED;
             self.moved.push(slot as u32);
+            self.moved_from.push(from);
         }
+    }
+
+    /// The leaf box of a proxy with box `aabb` that moved by `displacement` in the last step,
+    /// and the largest leaf box that is still acceptable for it.
+    fn leaf_boxes(&self, aabb: &Aabb, displacement: Vec3) -> (Aabb, Aabb) {
+        let base = aabb.expanded(self.margin);
+        let cap = aabb.extents().max_element().min(f32::MAX) + self.margin;
+        let stretch = (displacement * PREDICTED_STEPS).clamp(Vec3::splat(-cap), Vec3::splat(cap));
+        if !stretch.is_finite() {
+            return (base, aabb.expanded(SHRINK_FACTOR * self.margin));
+        }
+        let limit = Vec3::splat(f32::MAX);
+        let fat = Aabb::new(
+            (base.min() + stretch.min(Vec3::ZERO)).max(-limit),
+            (base.max() + stretch.max(Vec3::ZERO)).min(limit),
+        )
+        .unwrap_or(base);
+        (fat, aabb.expanded(SHRINK_FACTOR * self.margin + stretch.abs().max_element()))
     }
 
     /// Number of candidate pairs (leaf boxes overlap).
@@ -193,20 +222,15 @@ impl DynamicTreeBroadPhase {
                 continue;
             }
             let aabb = *self.proxies.aabb(slot as usize);
+            let (fat, largest) = self.leaf_boxes(&aabb, aabb.center() - self.moved_from[k]);
             let mut leaves = std::mem::take(&mut self.leaves);
             let result = match leaves.fat_aabb(slot) {
-                None => {
-                    let fat = aabb.expanded(self.margin);
-                    self.tree_of(slot as usize).insert(&mut leaves, slot, fat)
-                }
-                Some(fat) if fat.contains(&aabb) && aabb.expanded(SHRINK_FACTOR * self.margin).contains(fat) => {
+                None => self.tree_of(slot as usize).insert(&mut leaves, slot, fat),
+                Some(old) if old.contains(&aabb) && largest.contains(old) => {
                     self.leaves = leaves;
                     continue;
                 }
-                Some(_) => {
-                    let fat = aabb.expanded(self.margin);
-                    self.tree_of(slot as usize).move_leaf(&mut leaves, slot, fat)
-                }
+                Some(_) => self.tree_of(slot as usize).move_leaf(&mut leaves, slot, fat),
             };
             self.leaves = leaves;
             result?;
@@ -319,13 +343,15 @@ impl BroadPhase for DynamicTreeBroadPhase {
         if self.flags.len() <= slot {
             self.flags.resize(slot + 1, 0);
         }
-        self.mark_moved(slot);
+        self.mark_moved(slot, aabb.center());
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.proxies.set_aabb(id, aabb)?;
-        self.mark_moved(slot);
+        let slot = self.proxies.index_of(id)?;
+        let from = self.proxies.aabb(slot).center();
+        self.proxies.set_aabb(id, aabb)?;
+        self.mark_moved(slot, from);
         Ok(())
     }
 
@@ -354,6 +380,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
             self.flags[slot as usize] = 0;
         }
         self.moved.clear();
+        self.moved_from.clear();
         self.enlarged.clear();
         self.pairs.finish(&self.proxies, events);
         self.proxies.release_removed();
@@ -367,6 +394,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
         self.static_tree.clear();
         self.candidates.clear();
         self.moved.clear();
+        self.moved_from.clear();
         self.enlarged.clear();
         self.flags.iter_mut().for_each(|f| *f = 0);
     }
@@ -387,6 +415,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
             + self.dynamic_tree.memory_bytes()
             + self.static_tree.memory_bytes()
             + (self.moved.capacity() + self.enlarged.capacity()) * 4
+            + self.moved_from.capacity() * 12
             + self.flags.capacity()
             + self.stack.memory_bytes()
     }

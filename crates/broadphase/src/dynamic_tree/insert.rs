@@ -17,6 +17,7 @@ impl DynamicTree {
             return Err(Error::InvalidOption("leaf is already in a tree"));
         }
         leaves.ensure(leaf);
+        self.revision += 1;
         let new_ref = leaf_ref(leaf);
         if self.root == NULL {
             leaves.leaves[leaf as usize] = Leaf { fat, parent: LEAF_ROOT };

@@ -211,6 +211,8 @@ pub struct DynamicTree {
     free_list: u32,
     leaf_count: usize,
     free_count: usize,
+    /// Incremented by every insertion and removal.
+    revision: u64,
 }
 
 impl Default for DynamicTree {
@@ -228,6 +230,7 @@ impl DynamicTree {
             free_list: NULL,
             leaf_count: 0,
             free_count: 0,
+            revision: 0,
         }
     }
 
@@ -243,7 +246,15 @@ impl DynamicTree {
 
     /// Removes every node. The leaves must be cleared by the caller (or the table dropped).
     pub fn clear(&mut self) {
+        let revision = self.revision + 1;
         *self = Self::new();
+        self.revision = revision;
+    }
+
+    /// A counter that every insertion, removal and clear increments: equal revisions mean an
+    /// unchanged tree.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// The height: 0 for an empty tree or a single leaf, else the longest root-to-leaf path in

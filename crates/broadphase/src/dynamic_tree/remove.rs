@@ -11,6 +11,7 @@ impl DynamicTree {
         if !self.holds(leaves, leaf) {
             return Err(Error::InvalidOption("leaf is not in this tree"));
         }
+        self.revision += 1;
         let this = leaf_ref(leaf);
         let parent = self.parent_of(leaves, this);
         leaves.leaves[leaf as usize].parent = NOT_IN_TREE;
