@@ -8,8 +8,8 @@ use crate::dynamic_tree::RayVisit;
 use crate::pair_tracker::PairTracker;
 use crate::query::is_closer;
 use crate::{
-    Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Ray, RayHit, Result,
-    TraversalStack,
+    Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Ray,
+    RayHit, Result, TraversalStack,
 };
 
 /// Rebuild when the internal nodes' total surface area has grown by this factor since the
@@ -215,11 +215,12 @@ impl BroadPhase for BvhBroadPhase {
         let pairs = &mut self.pairs;
         pairs.begin_full();
         // Leaf boxes are the exact current boxes (just refitted or rebuilt).
-        self.bvh.self_pairs(self.descend, &mut self.pair_stack, |a, b| {
-            if proxies.can_pair(a as usize, b as usize) {
-                pairs.mark(a, b);
-            }
-        });
+        self.bvh
+            .self_pairs(self.descend, &mut self.pair_stack, |a, b| {
+                if proxies.can_pair(a as usize, b as usize) {
+                    pairs.mark(a, b);
+                }
+            });
         for (k, &p) in self.pending.iter().enumerate() {
             let aabb = proxies.aabb(p as usize);
             let _ = self.bvh.query(aabb, &mut self.stack, |other| {
@@ -281,7 +282,11 @@ impl BroadPhase for BvhBroadPhase {
             }
             ControlFlow::Continue(())
         };
-        if self.bvh.query(aabb, &mut TraversalStack::new(), &mut visit).is_break() {
+        if self
+            .bvh
+            .query(aabb, &mut TraversalStack::new(), &mut visit)
+            .is_break()
+        {
             return;
         }
         for &slot in &self.pending {
@@ -291,20 +296,34 @@ impl BroadPhase for BvhBroadPhase {
         }
     }
 
-    fn raycast_with(&self, ray: &Ray, filter: CollisionFilter, visitor: &mut dyn FnMut(RayHit) -> ControlFlow<()>) {
+    fn raycast_with(
+        &self,
+        ray: &Ray,
+        filter: CollisionFilter,
+        visitor: &mut dyn FnMut(RayHit) -> ControlFlow<()>,
+    ) {
         let proxies = &self.proxies;
         let mut visit = |slot: u32, ray: &Ray| {
             let s = slot as usize;
             if self.is_pending_or_live_leaf(s, filter) {
                 if let Some(distance) = ray.hit_distance(proxies.aabb(s)) {
-                    if visitor(RayHit { id: proxies.id(s), distance }).is_break() {
+                    if visitor(RayHit {
+                        id: proxies.id(s),
+                        distance,
+                    })
+                    .is_break()
+                    {
                         return RayVisit::Stop;
                     }
                 }
             }
             RayVisit::Continue
         };
-        if self.bvh.raycast(ray, &mut TraversalStack::new(), &mut visit).is_break() {
+        if self
+            .bvh
+            .raycast(ray, &mut TraversalStack::new(), &mut visit)
+            .is_break()
+        {
             return;
         }
         for &slot in &self.pending {
@@ -321,7 +340,10 @@ impl BroadPhase for BvhBroadPhase {
             let s = slot as usize;
             if self.is_pending_or_live_leaf(s, filter) {
                 if let Some(distance) = ray.hit_distance(proxies.aabb(s)) {
-                    let hit = RayHit { id: proxies.id(s), distance };
+                    let hit = RayHit {
+                        id: proxies.id(s),
+                        distance,
+                    };
                     if is_closer(&hit, &best) {
                         best = Some(hit);
                         return RayVisit::Clip(distance);
@@ -330,7 +352,10 @@ impl BroadPhase for BvhBroadPhase {
             }
             RayVisit::Continue
         };
-        let clipped = match self.bvh.raycast(ray, &mut TraversalStack::new(), &mut visit) {
+        let clipped = match self
+            .bvh
+            .raycast(ray, &mut TraversalStack::new(), &mut visit)
+        {
             ControlFlow::Continue(clipped) => clipped,
             ControlFlow::Break(()) => *ray,
         };

@@ -7,8 +7,8 @@ use crate::dynamic_tree::{DynamicTree, RayVisit, TreeLeaves};
 use crate::pair_tracker::PairTracker;
 use crate::query::is_closer;
 use crate::{
-    Aabb, BroadPhase, CollisionFilter, Error, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Ray, RayHit,
-    Result, TraversalStack, Vec3,
+    Aabb, BroadPhase, CollisionFilter, Error, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable,
+    Ray, RayHit, Result, TraversalStack, Vec3,
 };
 
 /// Default enlargement of every leaf box, in world units, on every side: proxies moving less
@@ -92,7 +92,9 @@ impl DynamicTreeBroadPhase {
     /// An empty broad phase whose leaves are enlarged by `margin >= 0` (finite) on every side.
     pub fn new(margin: f32) -> Result<Self> {
         if !(margin.is_finite() && margin >= 0.0) {
-            return Err(Error::InvalidOption("tree margin must be finite and non-negative"));
+            return Err(Error::InvalidOption(
+                "tree margin must be finite and non-negative",
+            ));
         }
         Ok(Self {
             proxies: ProxyTable::new(),
@@ -139,8 +141,12 @@ impl DynamicTreeBroadPhase {
     /// Checks both trees and that every live proxy's leaf (outside the move buffer) holds its
     /// exact box. For tests.
     pub fn validate(&self) -> std::result::Result<(), String> {
-        self.dynamic_tree.validate(&self.leaves).map_err(|e| format!("dynamic tree: {e}"))?;
-        self.static_tree.validate(&self.leaves).map_err(|e| format!("static tree: {e}"))?;
+        self.dynamic_tree
+            .validate(&self.leaves)
+            .map_err(|e| format!("dynamic tree: {e}"))?;
+        self.static_tree
+            .validate(&self.leaves)
+            .map_err(|e| format!("static tree: {e}"))?;
         let mut in_trees = 0;
         for slot in self.proxies.live_slots() {
             if self.flags[slot] & MOVED != 0 {
@@ -154,8 +160,17 @@ impl DynamicTreeBroadPhase {
             }
             in_trees += 1;
         }
-        let pending = self.moved.iter().filter(|&&s| self.proxies.is_live(s as usize) && self.leaves.contains(s)).count();
-        let removed = self.proxies.removed_slots().iter().filter(|&&s| self.leaves.contains(s)).count();
+        let pending = self
+            .moved
+            .iter()
+            .filter(|&&s| self.proxies.is_live(s as usize) && self.leaves.contains(s))
+            .count();
+        let removed = self
+            .proxies
+            .removed_slots()
+            .iter()
+            .filter(|&&s| self.leaves.contains(s))
+            .count();
         if in_trees + pending + removed != self.dynamic_tree.len() + self.static_tree.len() {
             return Err("trees hold leaves of dead proxies".to_string());
         }
@@ -192,7 +207,10 @@ impl DynamicTreeBroadPhase {
             (base.max() + stretch.max(Vec3::ZERO)).min(limit),
         )
         .unwrap_or(base);
-        (fat, aabb.expanded(SHRINK_FACTOR * self.margin + stretch.abs().max_element()))
+        (
+            fat,
+            aabb.expanded(SHRINK_FACTOR * self.margin + stretch.abs().max_element()),
+        )
     }
 
     /// Number of candidate pairs (leaf boxes overlap).
@@ -230,7 +248,9 @@ impl DynamicTreeBroadPhase {
                     self.leaves = leaves;
                     continue;
                 }
-                Some(_) => self.tree_of(slot as usize).move_leaf(&mut leaves, slot, fat),
+                Some(_) => self
+                    .tree_of(slot as usize)
+                    .move_leaf(&mut leaves, slot, fat),
             };
             self.leaves = leaves;
             result?;
@@ -304,28 +324,46 @@ impl DynamicTreeBroadPhase {
                 }
                 ControlFlow::Continue(())
             };
-            let _ = self.dynamic_tree.query(&self.leaves, fat, &mut self.stack, &mut visit);
+            let _ = self
+                .dynamic_tree
+                .query(&self.leaves, fat, &mut self.stack, &mut visit);
             if proxies.kind(e) == ProxyKind::Dynamic {
-                let _ = self.static_tree.query(&self.leaves, fat, &mut self.stack, &mut visit);
+                let _ = self
+                    .static_tree
+                    .query(&self.leaves, fat, &mut self.stack, &mut visit);
             }
         }
     }
 
     /// Calls `visit` with the live proxies in both trees whose leaves overlap `aabb`.
-    fn query_trees(&self, aabb: &Aabb, filter: CollisionFilter, visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>) {
+    fn query_trees(
+        &self,
+        aabb: &Aabb,
+        filter: CollisionFilter,
+        visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>,
+    ) {
         let proxies = &self.proxies;
         let mut stack = TraversalStack::new();
         let mut visit = |leaf: u32| {
             let slot = leaf as usize;
-            if proxies.is_live(slot) && proxies.filter(slot).allows(filter) && proxies.aabb(slot).overlaps(aabb) {
+            if proxies.is_live(slot)
+                && proxies.filter(slot).allows(filter)
+                && proxies.aabb(slot).overlaps(aabb)
+            {
                 visitor(proxies.id(slot))?;
             }
             ControlFlow::Continue(())
         };
-        if self.dynamic_tree.query(&self.leaves, aabb, &mut stack, &mut visit).is_break() {
+        if self
+            .dynamic_tree
+            .query(&self.leaves, aabb, &mut stack, &mut visit)
+            .is_break()
+        {
             return;
         }
-        let _ = self.static_tree.query(&self.leaves, aabb, &mut stack, &mut visit);
+        let _ = self
+            .static_tree
+            .query(&self.leaves, aabb, &mut stack, &mut visit);
     }
 }
 
@@ -429,22 +467,38 @@ impl BroadPhase for DynamicTreeBroadPhase {
         self.query_trees(aabb, filter, visitor);
     }
 
-    fn raycast_with(&self, ray: &Ray, filter: CollisionFilter, visitor: &mut dyn FnMut(RayHit) -> ControlFlow<()>) {
+    fn raycast_with(
+        &self,
+        ray: &Ray,
+        filter: CollisionFilter,
+        visitor: &mut dyn FnMut(RayHit) -> ControlFlow<()>,
+    ) {
         let proxies = &self.proxies;
         let mut stack = TraversalStack::new();
         let mut visit = |leaf: u32, ray: &Ray| {
             let slot = leaf as usize;
             if proxies.is_live(slot) && proxies.filter(slot).allows(filter) {
                 if let Some(distance) = ray.hit_distance(proxies.aabb(slot)) {
-                    if visitor(RayHit { id: proxies.id(slot), distance }).is_break() {
+                    if visitor(RayHit {
+                        id: proxies.id(slot),
+                        distance,
+                    })
+                    .is_break()
+                    {
                         return RayVisit::Stop;
                     }
                 }
             }
             RayVisit::Continue
         };
-        if self.dynamic_tree.raycast(&self.leaves, ray, &mut stack, &mut visit).is_continue() {
-            let _ = self.static_tree.raycast(&self.leaves, ray, &mut stack, &mut visit);
+        if self
+            .dynamic_tree
+            .raycast(&self.leaves, ray, &mut stack, &mut visit)
+            .is_continue()
+        {
+            let _ = self
+                .static_tree
+                .raycast(&self.leaves, ray, &mut stack, &mut visit);
         }
     }
 
@@ -456,7 +510,10 @@ impl BroadPhase for DynamicTreeBroadPhase {
             let slot = leaf as usize;
             if proxies.is_live(slot) && proxies.filter(slot).allows(filter) {
                 if let Some(distance) = ray.hit_distance(proxies.aabb(slot)) {
-                    let hit = RayHit { id: proxies.id(slot), distance };
+                    let hit = RayHit {
+                        id: proxies.id(slot),
+                        distance,
+                    };
                     if is_closer(&hit, &best) {
                         best = Some(hit);
                         return RayVisit::Clip(distance);
@@ -467,8 +524,13 @@ impl BroadPhase for DynamicTreeBroadPhase {
         };
         // The visitor never stops, so both traversals continue; the second starts with the
         // ray as clipped by the first.
-        if let ControlFlow::Continue(clipped) = self.dynamic_tree.raycast(&self.leaves, ray, &mut stack, &mut visit) {
-            let _ = self.static_tree.raycast(&self.leaves, &clipped, &mut stack, &mut visit);
+        if let ControlFlow::Continue(clipped) =
+            self.dynamic_tree
+                .raycast(&self.leaves, ray, &mut stack, &mut visit)
+        {
+            let _ = self
+                .static_tree
+                .raycast(&self.leaves, &clipped, &mut stack, &mut visit);
         }
         best
     }

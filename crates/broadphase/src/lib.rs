@@ -29,7 +29,9 @@ pub use aabb::Aabb;
 pub use broad_phase::BroadPhase;
 pub use brute_force::BruteForce;
 pub use bvh::{Bvh, BvhBuild, DescendRule};
-pub use bvh_broad_phase::{BvhBroadPhase, REBUILD_AREA_GROWTH, REBUILD_CHANGE_BASE, REBUILD_CHANGE_DIVISOR};
+pub use bvh_broad_phase::{
+    BvhBroadPhase, REBUILD_AREA_GROWTH, REBUILD_CHANGE_BASE, REBUILD_CHANGE_DIVISOR,
+};
 pub use dynamic_tree::{DynamicTree, RayVisit, TreeLeaves};
 pub use dynamic_tree_broad_phase::{DynamicTreeBroadPhase, DEFAULT_TREE_MARGIN};
 pub use error::{Error, Result};

@@ -1,12 +1,18 @@
 //! Algorithms by name, for programs that choose one at run time.
 
 use crate::{
-    BroadPhase, BruteForce, BvhBroadPhase, BvhBuild, DescendRule, DynamicTreeBroadPhase, Error, Result, SortAndSweep,
-    SweepAndPrune,
+    BroadPhase, BruteForce, BvhBroadPhase, BvhBuild, DescendRule, DynamicTreeBroadPhase, Error,
+    Result, SortAndSweep, SweepAndPrune,
 };
 
 /// The names [`create`] accepts, in the order the workbench lists them.
-pub const ALGORITHMS: &[&str] = &["brute-force", "sap", "sort-and-sweep", "dynamic-tree", "bvh"];
+pub const ALGORITHMS: &[&str] = &[
+    "brute-force",
+    "sap",
+    "sort-and-sweep",
+    "dynamic-tree",
+    "bvh",
+];
 
 /// Options of the algorithms that have any; each algorithm reads the ones it knows.
 #[derive(Debug, Clone, Default, PartialEq)]

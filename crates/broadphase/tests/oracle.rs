@@ -47,8 +47,10 @@ fn every_tree_configuration_every_scenario() {
     }
     for scenario in Scenario::ALL {
         for objects in [1, 2, 17, 120] {
-            let mut algorithms: Vec<Box<dyn broadphase::BroadPhase>> =
-                configurations.iter().map(|o| create("bvh", o).unwrap()).collect();
+            let mut algorithms: Vec<Box<dyn broadphase::BroadPhase>> = configurations
+                .iter()
+                .map(|o| create("bvh", o).unwrap())
+                .collect();
             for margin in [0.0, 3.0] {
                 let mut options = AlgorithmOptions::default();
                 options.tree_margin = Some(margin);
@@ -62,7 +64,11 @@ fn every_tree_configuration_every_scenario() {
             };
             let report = Verifier::new(algorithms).run(&config);
             assert!(report.checks > 0);
-            assert_eq!(report.mismatches, 0, "{scenario}, {objects} objects: {:?}", report.first_mismatch);
+            assert_eq!(
+                report.mismatches, 0,
+                "{scenario}, {objects} objects: {:?}",
+                report.first_mismatch
+            );
         }
     }
 }

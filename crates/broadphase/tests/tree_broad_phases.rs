@@ -5,13 +5,21 @@ use std::collections::BTreeSet;
 
 use broadphase::verify::SplitMix64;
 use broadphase::{
-    create, Aabb, AlgorithmOptions, BroadPhase, BruteForce, BvhBroadPhase, BvhBuild, CollisionFilter, DescendRule,
-    DynamicTreeBroadPhase, PairEvents, ProxyId, ProxyKind, Vec3,
+    create, Aabb, AlgorithmOptions, BroadPhase, BruteForce, BvhBroadPhase, BvhBuild,
+    CollisionFilter, DescendRule, DynamicTreeBroadPhase, PairEvents, ProxyId, ProxyKind, Vec3,
 };
 
 fn random_box(rng: &mut SplitMix64, world: f32) -> Aabb {
-    let c = Vec3::new(rng.range(0.0, world), rng.range(0.0, world), rng.range(0.0, world));
-    let h = Vec3::new(rng.range(0.0, 2.0), rng.range(0.0, 2.0), rng.range(0.0, 2.0));
+    let c = Vec3::new(
+        rng.range(0.0, world),
+        rng.range(0.0, world),
+        rng.range(0.0, world),
+    );
+    let h = Vec3::new(
+        rng.range(0.0, 2.0),
+        rng.range(0.0, 2.0),
+        rng.range(0.0, 2.0),
+    );
     Aabb::new(c - h, c + h).unwrap()
 }
 
@@ -19,7 +27,11 @@ fn pair_set(bp: &dyn BroadPhase, ids: &[Option<ProxyId>]) -> BTreeSet<(usize, us
     // Map ids back to handles so different algorithms compare.
     let mut pairs = Vec::new();
     bp.pairs(&mut pairs);
-    let handle = |id: ProxyId| ids.iter().position(|x| *x == Some(id)).expect("pair of a live id");
+    let handle = |id: ProxyId| {
+        ids.iter()
+            .position(|x| *x == Some(id))
+            .expect("pair of a live id")
+    };
     pairs
         .iter()
         .map(|p| {
@@ -41,8 +53,16 @@ fn drive<T: BroadPhase>(bp: &mut T, validate: impl Fn(&T) -> Result<(), String>,
         let inserts = if step < 5 { 40 } else { rng.below(4) };
         for _ in 0..inserts {
             let b = random_box(&mut rng, 25.0);
-            let kind = if rng.chance(0.3) { ProxyKind::Static } else { ProxyKind::Dynamic };
-            let filter = if rng.chance(0.2) { CollisionFilter::new(1, 2) } else { CollisionFilter::ALL };
+            let kind = if rng.chance(0.3) {
+                ProxyKind::Static
+            } else {
+                ProxyKind::Dynamic
+            };
+            let filter = if rng.chance(0.2) {
+                CollisionFilter::new(1, 2)
+            } else {
+                CollisionFilter::ALL
+            };
             ids.push(Some(bp.insert(b, kind, filter).unwrap()));
             reference_ids.push(Some(reference.insert(b, kind, filter).unwrap()));
         }
@@ -59,7 +79,11 @@ fn drive<T: BroadPhase>(bp: &mut T, validate: impl Fn(&T) -> Result<(), String>,
                 let b = if roll == 1 {
                     random_box(&mut rng, 25.0)
                 } else {
-                    let d = Vec3::new(rng.range(-0.4, 0.4), rng.range(-0.4, 0.4), rng.range(-0.4, 0.4));
+                    let d = Vec3::new(
+                        rng.range(-0.4, 0.4),
+                        rng.range(-0.4, 0.4),
+                        rng.range(-0.4, 0.4),
+                    );
                     Aabb::new(old.min() + d, old.max() + d).unwrap()
                 };
                 bp.set_aabb(id, b).unwrap();
@@ -71,7 +95,12 @@ fn drive<T: BroadPhase>(bp: &mut T, validate: impl Fn(&T) -> Result<(), String>,
         if let Err(e) = validate(bp) {
             panic!("{} step {step}: {e}", bp.name());
         }
-        assert_eq!(pair_set(&*bp, &ids), pair_set(&reference, &reference_ids), "{} step {step}", bp.name());
+        assert_eq!(
+            pair_set(&*bp, &ids),
+            pair_set(&reference, &reference_ids),
+            "{} step {step}",
+            bp.name()
+        );
     }
 }
 
@@ -91,8 +120,15 @@ fn dynamic_tree_structure_checked_each_step() {
     let mut events = PairEvents::new();
     for step in 0..200 {
         for _ in 0..rng.below(6) {
-            let kind = if rng.chance(0.3) { ProxyKind::Static } else { ProxyKind::Dynamic };
-            ids.push(bp.insert(random_box(&mut rng, 20.0), kind, CollisionFilter::ALL).unwrap());
+            let kind = if rng.chance(0.3) {
+                ProxyKind::Static
+            } else {
+                ProxyKind::Dynamic
+            };
+            ids.push(
+                bp.insert(random_box(&mut rng, 20.0), kind, CollisionFilter::ALL)
+                    .unwrap(),
+            );
         }
         if !ids.is_empty() && rng.chance(0.5) {
             let id = ids.swap_remove(rng.below(ids.len()));
@@ -101,8 +137,13 @@ fn dynamic_tree_structure_checked_each_step() {
         for &id in &ids {
             if rng.chance(0.3) {
                 let old = bp.aabb(id).unwrap();
-                let d = Vec3::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), rng.range(-0.5, 0.5));
-                bp.set_aabb(id, Aabb::new(old.min() + d, old.max() + d).unwrap()).unwrap();
+                let d = Vec3::new(
+                    rng.range(-0.5, 0.5),
+                    rng.range(-0.5, 0.5),
+                    rng.range(-0.5, 0.5),
+                );
+                bp.set_aabb(id, Aabb::new(old.min() + d, old.max() + d).unwrap())
+                    .unwrap();
             }
         }
         bp.update(&mut events);
@@ -121,7 +162,14 @@ fn bvh_validates_after_every_update_for_every_build() {
             for step in 0..120 {
                 let inserts = if step == 0 { 200 } else { rng.below(5) };
                 for _ in 0..inserts {
-                    ids.push(bp.insert(random_box(&mut rng, 30.0), ProxyKind::Dynamic, CollisionFilter::ALL).unwrap());
+                    ids.push(
+                        bp.insert(
+                            random_box(&mut rng, 30.0),
+                            ProxyKind::Dynamic,
+                            CollisionFilter::ALL,
+                        )
+                        .unwrap(),
+                    );
                 }
                 if !ids.is_empty() && rng.chance(0.5) {
                     let id = ids.swap_remove(rng.below(ids.len()));
@@ -131,10 +179,12 @@ fn bvh_validates_after_every_update_for_every_build() {
                     // Drift apart so that the area rule triggers rebuilds too.
                     let old = bp.aabb(id).unwrap();
                     let d = (old.center() - Vec3::splat(15.0)) * 0.02;
-                    bp.set_aabb(id, Aabb::new(old.min() + d, old.max() + d).unwrap()).unwrap();
+                    bp.set_aabb(id, Aabb::new(old.min() + d, old.max() + d).unwrap())
+                        .unwrap();
                 }
                 bp.update(&mut events);
-                bp.validate().unwrap_or_else(|e| panic!("{build} {descend} step {step}: {e}"));
+                bp.validate()
+                    .unwrap_or_else(|e| panic!("{build} {descend} step {step}: {e}"));
             }
             assert!(bp.rebuilds() > 1, "{build}: the rebuild rules never fired");
         }
@@ -157,8 +207,14 @@ fn static_tree_untouched_when_no_static_proxy_changes() {
     let mut rng = SplitMix64::new(2);
     let mut dynamic = Vec::new();
     for i in 0..500 {
-        let kind = if i % 10 == 0 { ProxyKind::Dynamic } else { ProxyKind::Static };
-        let id = bp.insert(random_box(&mut rng, 30.0), kind, CollisionFilter::ALL).unwrap();
+        let kind = if i % 10 == 0 {
+            ProxyKind::Dynamic
+        } else {
+            ProxyKind::Static
+        };
+        let id = bp
+            .insert(random_box(&mut rng, 30.0), kind, CollisionFilter::ALL)
+            .unwrap();
         if kind == ProxyKind::Dynamic {
             dynamic.push(id);
         }
@@ -185,12 +241,21 @@ fn tree_memory_is_at_most_64_bytes_per_proxy() {
     let mut rng = SplitMix64::new(1);
     let n = 10_000;
     for i in 0..n {
-        let kind = if i % 3 == 0 { ProxyKind::Static } else { ProxyKind::Dynamic };
-        bp.insert(random_box(&mut rng, 100.0), kind, CollisionFilter::ALL).unwrap();
+        let kind = if i % 3 == 0 {
+            ProxyKind::Static
+        } else {
+            ProxyKind::Dynamic
+        };
+        bp.insert(random_box(&mut rng, 100.0), kind, CollisionFilter::ALL)
+            .unwrap();
     }
     bp.update(&mut PairEvents::new());
     // Two trees of n_s and n_d leaves hold n - 2 internal nodes of 36 bytes and n leaves of 28.
-    assert!(bp.tree_used_bytes() <= 64 * n, "{} bytes", bp.tree_used_bytes());
+    assert!(
+        bp.tree_used_bytes() <= 64 * n,
+        "{} bytes",
+        bp.tree_used_bytes()
+    );
 }
 
 #[test]

@@ -5,15 +5,25 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use broadphase::verify::SplitMix64;
-use broadphase::{Aabb, Bvh, BvhBuild, DescendRule, DynamicTree, Ray, RayVisit, TraversalStack, TreeLeaves, Vec3};
+use broadphase::{
+    Aabb, Bvh, BvhBuild, DescendRule, DynamicTree, Ray, RayVisit, TraversalStack, TreeLeaves, Vec3,
+};
 
 fn cube(min: Vec3, size: f32) -> Aabb {
     Aabb::new(min, min + Vec3::splat(size)).unwrap()
 }
 
 fn random_box(rng: &mut SplitMix64, world: f32) -> Aabb {
-    let c = Vec3::new(rng.range(0.0, world), rng.range(0.0, world), rng.range(0.0, world));
-    let h = Vec3::new(rng.range(0.0, 2.0), rng.range(0.0, 2.0), rng.range(0.0, 2.0));
+    let c = Vec3::new(
+        rng.range(0.0, world),
+        rng.range(0.0, world),
+        rng.range(0.0, world),
+    );
+    let h = Vec3::new(
+        rng.range(0.0, 2.0),
+        rng.range(0.0, 2.0),
+        rng.range(0.0, 2.0),
+    );
     Aabb::new(c - h, c + h).unwrap()
 }
 
@@ -43,24 +53,50 @@ fn query_set(tree: &DynamicTree, leaves: &TreeLeaves, query: &Aabb) -> BTreeSet<
 #[test]
 fn dynamic_tree_height_for_rows_grids_and_after_moves() {
     // A row along x, inserted in order: plain surface-area insertion makes a list.
-    let row: Vec<Aabb> = (0..2000).map(|i| cube(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0)).collect();
+    let row: Vec<Aabb> = (0..2000)
+        .map(|i| cube(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0))
+        .collect();
     let (tree, leaves) = tree_with(&row);
     tree.validate(&leaves).unwrap();
-    assert!(tree.height() <= height_bound(row.len()), "row: height {}", tree.height());
+    assert!(
+        tree.height() <= height_bound(row.len()),
+        "row: height {}",
+        tree.height()
+    );
 
     // Touching boxes in a row, and a 2D and a 3D grid in scan order.
-    let touching: Vec<Aabb> = (0..1000).map(|i| cube(Vec3::new(i as f32, 0.0, 0.0), 1.0)).collect();
+    let touching: Vec<Aabb> = (0..1000)
+        .map(|i| cube(Vec3::new(i as f32, 0.0, 0.0), 1.0))
+        .collect();
     let grid2: Vec<Aabb> = (0..64 * 64)
-        .map(|i| cube(Vec3::new((i % 64) as f32 * 2.0, (i / 64) as f32 * 2.0, 0.0), 1.0))
+        .map(|i| {
+            cube(
+                Vec3::new((i % 64) as f32 * 2.0, (i / 64) as f32 * 2.0, 0.0),
+                1.0,
+            )
+        })
         .collect();
     let grid3: Vec<Aabb> = (0..16 * 16 * 16)
-        .map(|i| cube(Vec3::new((i % 16) as f32, ((i / 16) % 16) as f32, (i / 256) as f32) * 2.0, 1.0))
+        .map(|i| {
+            cube(
+                Vec3::new((i % 16) as f32, ((i / 16) % 16) as f32, (i / 256) as f32) * 2.0,
+                1.0,
+            )
+        })
         .collect();
-    for (name, boxes) in [("touching row", &touching), ("2D grid", &grid2), ("3D grid", &grid3)] {
+    for (name, boxes) in [
+        ("touching row", &touching),
+        ("2D grid", &grid2),
+        ("3D grid", &grid3),
+    ] {
         let (tree, leaves) = tree_with(boxes);
         tree.validate(&leaves).unwrap();
         assert_eq!(tree.len(), boxes.len());
-        assert!(tree.height() <= height_bound(boxes.len()), "{name}: height {}", tree.height());
+        assert!(
+            tree.height() <= height_bound(boxes.len()),
+            "{name}: height {}",
+            tree.height()
+        );
     }
 
     // Many random moves (remove and re-insert), as a broad phase does.
@@ -70,12 +106,20 @@ fn dynamic_tree_height_for_rows_grids_and_after_moves() {
     let mut current = boxes;
     for _ in 0..20_000 {
         let i = rng.below(current.len());
-        let d = Vec3::new(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0), rng.range(-3.0, 3.0));
+        let d = Vec3::new(
+            rng.range(-3.0, 3.0),
+            rng.range(-3.0, 3.0),
+            rng.range(-3.0, 3.0),
+        );
         current[i] = Aabb::new(current[i].min() + d, current[i].max() + d).unwrap();
         tree.move_leaf(&mut leaves, i as u32, current[i]).unwrap();
     }
     tree.validate(&leaves).unwrap();
-    assert!(tree.height() <= height_bound(current.len()), "after moves: height {}", tree.height());
+    assert!(
+        tree.height() <= height_bound(current.len()),
+        "after moves: height {}",
+        tree.height()
+    );
 }
 
 #[test]
@@ -116,8 +160,8 @@ fn dynamic_tree_random_mutations_validate_and_match_brute_force() {
         }
     }
     // Emptying the tree leaves only free nodes.
-    for id in 0..model.len() {
-        if model[id].is_some() {
+    for (id, slot) in model.iter().enumerate() {
+        if slot.is_some() {
             tree.remove(&mut leaves, id as u32).unwrap();
             tree.validate(&leaves).unwrap();
         }
@@ -136,11 +180,20 @@ fn dynamic_tree_rejects_misuse_without_damage() {
         let tree = if i % 2 == 0 { &mut a } else { &mut b };
         tree.insert(&mut leaves, i as u32, *bx).unwrap();
     }
-    assert!(a.insert(&mut leaves, 2, boxes[2]).is_err(), "already in this tree");
-    assert!(a.insert(&mut leaves, 3, boxes[3]).is_err(), "already in the other tree");
+    assert!(
+        a.insert(&mut leaves, 2, boxes[2]).is_err(),
+        "already in this tree"
+    );
+    assert!(
+        a.insert(&mut leaves, 3, boxes[3]).is_err(),
+        "already in the other tree"
+    );
     assert!(a.remove(&mut leaves, 3).is_err(), "in the other tree");
     assert!(a.remove(&mut leaves, 99).is_err(), "in no tree");
-    assert!(a.insert(&mut leaves, u32::MAX, boxes[0]).is_err(), "id too large");
+    assert!(
+        a.insert(&mut leaves, u32::MAX, boxes[0]).is_err(),
+        "id too large"
+    );
     a.validate(&leaves).unwrap();
     b.validate(&leaves).unwrap();
     assert_eq!((a.len(), b.len()), (5, 5));
@@ -180,7 +233,9 @@ fn dynamic_tree_pair_traversals_match_brute_force() {
     }
     let mut stack = TraversalStack::new();
     let mut found = BTreeSet::new();
-    a.self_pairs(&leaves, &mut stack, |x, y| assert!(found.insert((x.min(y), x.max(y))), "duplicate"));
+    a.self_pairs(&leaves, &mut stack, |x, y| {
+        assert!(found.insert((x.min(y), x.max(y))), "duplicate")
+    });
     assert_eq!(found, brute_pairs(&in_a, &in_a, true));
     assert!(!found.is_empty());
     let mut across = BTreeSet::new();
@@ -203,15 +258,27 @@ fn brute_hits(boxes: &[(u32, Aabb)], ray: &Ray) -> Vec<(f32, u32)> {
 fn test_rays(rng: &mut SplitMix64, world: f32) -> Vec<Ray> {
     let mut rays = Vec::new();
     for _ in 0..200 {
-        let origin = Vec3::new(rng.range(-5.0, world), rng.range(-5.0, world), rng.range(-5.0, world));
+        let origin = Vec3::new(
+            rng.range(-5.0, world),
+            rng.range(-5.0, world),
+            rng.range(-5.0, world),
+        );
         let direction = match rng.below(5) {
             0 => Vec3::X,
             1 => -Vec3::Y,
             2 => Vec3::ZERO,
             3 => Vec3::new(1.0, 1.0, 0.0),
-            _ => Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)),
+            _ => Vec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            ),
         };
-        let length = if rng.chance(0.2) { f32::INFINITY } else { rng.range(0.0, world) };
+        let length = if rng.chance(0.2) {
+            f32::INFINITY
+        } else {
+            rng.range(0.0, world)
+        };
         rays.push(Ray::new(origin, direction, length).unwrap());
     }
     rays
@@ -223,8 +290,15 @@ fn dynamic_tree_raycasts_match_brute_force_and_clip() {
     // Integer lattice boxes: rays along axes run over faces, edges and corners.
     let boxes: Vec<(u32, Aabb)> = (0..500u32)
         .map(|i| {
-            let c = Vec3::new(rng.below(12) as f32, rng.below(12) as f32, rng.below(12) as f32);
-            (i, Aabb::new(c, c + Vec3::splat(rng.below(3) as f32)).unwrap())
+            let c = Vec3::new(
+                rng.below(12) as f32,
+                rng.below(12) as f32,
+                rng.below(12) as f32,
+            );
+            (
+                i,
+                Aabb::new(c, c + Vec3::splat(rng.below(3) as f32)).unwrap(),
+            )
         })
         .collect();
     let mut leaves = TreeLeaves::new();
@@ -237,7 +311,12 @@ fn dynamic_tree_raycasts_match_brute_force_and_clip() {
         let expected = brute_hits(&boxes, &ray);
         let mut got = Vec::new();
         let _ = tree.raycast(&leaves, &ray, &mut stack, |leaf, current| {
-            got.push((current.hit_distance(leaves.fat_aabb(leaf).unwrap()).unwrap(), leaf));
+            got.push((
+                current
+                    .hit_distance(leaves.fat_aabb(leaf).unwrap())
+                    .unwrap(),
+                leaf,
+            ));
             RayVisit::Continue
         });
         got.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
@@ -274,17 +353,25 @@ fn bvh_builds_are_valid_and_self_pairs_match_brute_force() {
         for build in BvhBuild::ALL {
             let mut bvh = Bvh::new();
             bvh.build(build, &items, &boxes);
-            bvh.validate().unwrap_or_else(|e| panic!("{build}, {n}: {e}"));
+            bvh.validate()
+                .unwrap_or_else(|e| panic!("{build}, {n}: {e}"));
             assert_eq!(bvh.len(), n);
             assert_eq!(bvh.node_count(), 2 * n - 1);
             if build == BvhBuild::Median {
-                assert_eq!(bvh.height(), (n as f64).log2().ceil() as usize, "median is balanced");
+                assert_eq!(
+                    bvh.height(),
+                    (n as f64).log2().ceil() as usize,
+                    "median is balanced"
+                );
             }
             assert!(bvh.height() <= n, "{build}: height {}", bvh.height());
             for rule in DescendRule::ALL {
                 let mut found = BTreeSet::new();
                 bvh.self_pairs(rule, &mut stack, |a, b| {
-                    assert!(found.insert((a.min(b), a.max(b))), "{build} {rule}: duplicate")
+                    assert!(
+                        found.insert((a.min(b), a.max(b))),
+                        "{build} {rule}: duplicate"
+                    )
                 });
                 assert_eq!(found, expected, "{build} {rule}, {n} boxes");
             }
@@ -299,13 +386,18 @@ fn bvh_degenerate_inputs() {
     let mut rng = SplitMix64::new(4);
     let identical = vec![cube(Vec3::ZERO, 1.0); 300];
     let plane: Vec<Aabb> = (0..300)
-        .map(|_| Aabb::from_point(Vec3::new(rng.below(10) as f32, 0.0, rng.below(10) as f32)).unwrap())
+        .map(|_| {
+            Aabb::from_point(Vec3::new(rng.below(10) as f32, 0.0, rng.below(10) as f32)).unwrap()
+        })
         .collect();
     let far: Vec<Aabb> = (0..100)
         .map(|i| {
             let c = Vec3::splat(if i % 2 == 0 { 1e30 } else { -1e30 }) * (i % 5) as f32;
-            Aabb::new((c - Vec3::splat(3e38)).max(Vec3::splat(-f32::MAX)), (c + Vec3::splat(1e29)).min(Vec3::splat(f32::MAX)))
-                .unwrap()
+            Aabb::new(
+                (c - Vec3::splat(3e38)).max(Vec3::splat(-f32::MAX)),
+                (c + Vec3::splat(1e29)).min(Vec3::splat(f32::MAX)),
+            )
+            .unwrap()
         })
         .collect();
     for boxes in [&identical, &plane, &far] {
@@ -317,9 +409,13 @@ fn bvh_degenerate_inputs() {
             bvh.build(build, &items, boxes);
             bvh.validate().unwrap();
             let mut found = BTreeSet::new();
-            bvh.self_pairs(DescendRule::LargerVolume, &mut TraversalStack::new(), |a, b| {
-                found.insert((a.min(b), a.max(b)));
-            });
+            bvh.self_pairs(
+                DescendRule::LargerVolume,
+                &mut TraversalStack::new(),
+                |a, b| {
+                    found.insert((a.min(b), a.max(b)));
+                },
+            );
             assert_eq!(found, expected, "{build}");
         }
     }
@@ -339,7 +435,11 @@ fn bvh_refit_queries_and_raycasts() {
         bvh.build(build, &items, &boxes);
         // Move everything, refit, and check structure and queries against the new boxes.
         for b in &mut boxes {
-            let d = Vec3::new(rng.range(-4.0, 4.0), rng.range(-4.0, 4.0), rng.range(-4.0, 4.0));
+            let d = Vec3::new(
+                rng.range(-4.0, 4.0),
+                rng.range(-4.0, 4.0),
+                rng.range(-4.0, 4.0),
+            );
             *b = Aabb::new(b.min() + d, b.max() + d).unwrap();
         }
         let by_item = |item: u32| boxes[((item - 1) / 3) as usize];
@@ -355,7 +455,11 @@ fn bvh_refit_queries_and_raycasts() {
                 found.insert(item);
                 ControlFlow::Continue(())
             });
-            let expected: BTreeSet<u32> = tagged.iter().filter(|p| p.1.overlaps(&query)).map(|p| p.0).collect();
+            let expected: BTreeSet<u32> = tagged
+                .iter()
+                .filter(|p| p.1.overlaps(&query))
+                .map(|p| p.0)
+                .collect();
             assert_eq!(found, expected);
         }
         for ray in test_rays(&mut rng, 40.0) {
@@ -380,7 +484,10 @@ fn option_spellings_round_trip() {
         assert_eq!(rule.to_string().parse::<DescendRule>().unwrap(), rule);
     }
     assert_eq!("bottom-up".parse::<BvhBuild>().unwrap(), BvhBuild::BottomUp);
-    assert_eq!("larger-volume".parse::<DescendRule>().unwrap(), DescendRule::LargerVolume);
+    assert_eq!(
+        "larger-volume".parse::<DescendRule>().unwrap(),
+        DescendRule::LargerVolume
+    );
     assert!("Median".parse::<BvhBuild>().is_err());
     assert!("larger".parse::<DescendRule>().is_err());
 }

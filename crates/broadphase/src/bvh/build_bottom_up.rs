@@ -21,8 +21,12 @@ impl Bvh {
     pub(super) fn build_bottom_up(&mut self, items: &[u32], aabbs: &[Aabb]) {
         let n = items.len();
         self.build_nodes.clear();
-        self.build_nodes
-            .extend(items.iter().zip(aabbs).map(|(&item, &aabb)| BvhNode::leaf(item, aabb)));
+        self.build_nodes.extend(
+            items
+                .iter()
+                .zip(aabbs)
+                .map(|(&item, &aabb)| BvhNode::leaf(item, aabb)),
+        );
         self.sort_by_morton_code(n);
         self.clusters.clear();
         self.clusters.extend_from_slice(&self.order);
@@ -35,8 +39,13 @@ impl Bvh {
                     self.next_clusters.push(self.clusters[i]);
                 } else if i < j {
                     let (a, b) = (self.clusters[i], self.clusters[j]);
-                    let aabb = self.build_nodes[a as usize].aabb.union(&self.build_nodes[b as usize].aabb);
-                    self.build_nodes.push(BvhNode { aabb, children: [a, b] });
+                    let aabb = self.build_nodes[a as usize]
+                        .aabb
+                        .union(&self.build_nodes[b as usize].aabb);
+                    self.build_nodes.push(BvhNode {
+                        aabb,
+                        children: [a, b],
+                    });
                     self.next_clusters.push(self.build_nodes.len() as u32 - 1);
                 }
             }
@@ -53,7 +62,9 @@ impl Bvh {
         let centroids = &self.centroids;
         let code = |i: u32| -> u64 {
             let t = (centroids[i as usize].as_dvec3() - lo) / extent;
-            let q = (t * 1023.0).clamp(glam::DVec3::ZERO, glam::DVec3::splat(1023.0)).as_uvec3();
+            let q = (t * 1023.0)
+                .clamp(glam::DVec3::ZERO, glam::DVec3::splat(1023.0))
+                .as_uvec3();
             (spread_bits(q.x) | spread_bits(q.y) << 1 | spread_bits(q.z) << 2) << 32 | i as u64
         };
         self.order.sort_unstable_by_key(|&i| code(i));

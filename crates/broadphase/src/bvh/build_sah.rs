@@ -48,7 +48,7 @@ impl Bvh {
         };
         let mut best: Option<(f64, usize, usize)> = None; // (cost, axis, last bin on the left)
         for axis in 0..3 {
-            if !(extent[axis] > 0.0) {
+            if extent[axis] <= 0.0 {
                 continue;
             }
             let mut counts = [0usize; BINS];

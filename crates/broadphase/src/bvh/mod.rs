@@ -40,7 +40,12 @@ pub enum BvhBuild {
 
 impl BvhBuild {
     /// Every strategy, in CLI order.
-    pub const ALL: [BvhBuild; 4] = [BvhBuild::Median, BvhBuild::Sah, BvhBuild::BottomUp, BvhBuild::Insertion];
+    pub const ALL: [BvhBuild; 4] = [
+        BvhBuild::Median,
+        BvhBuild::Sah,
+        BvhBuild::BottomUp,
+        BvhBuild::Insertion,
+    ];
 }
 
 impl fmt::Display for BvhBuild {
@@ -64,7 +69,9 @@ impl FromStr for BvhBuild {
             "sah" => Ok(BvhBuild::Sah),
             "bottom-up" => Ok(BvhBuild::BottomUp),
             "insertion" => Ok(BvhBuild::Insertion),
-            _ => Err(Error::InvalidOption("bvh build must be median, sah, bottom-up or insertion")),
+            _ => Err(Error::InvalidOption(
+                "bvh build must be median, sah, bottom-up or insertion",
+            )),
         }
     }
 }
@@ -101,7 +108,9 @@ impl FromStr for DescendRule {
         match s {
             "simultaneous" => Ok(DescendRule::Simultaneous),
             "larger-volume" => Ok(DescendRule::LargerVolume),
-            _ => Err(Error::InvalidOption("bvh descend rule must be simultaneous or larger-volume")),
+            _ => Err(Error::InvalidOption(
+                "bvh descend rule must be simultaneous or larger-volume",
+            )),
         }
     }
 }
@@ -251,7 +260,11 @@ impl Bvh {
 
     /// Sum of the surface areas of the internal nodes (the SAH cost up to constants). O(n).
     pub fn internal_area(&self) -> f64 {
-        self.nodes.iter().filter(|n| !n.is_leaf()).map(|n| area(&n.aabb)).sum()
+        self.nodes
+            .iter()
+            .filter(|n| !n.is_leaf())
+            .map(|n| area(&n.aabb))
+            .sum()
     }
 
     /// Bytes held (node array and build scratch, by capacity).

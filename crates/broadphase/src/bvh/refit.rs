@@ -10,7 +10,9 @@ impl Bvh {
             let node = self.nodes[index];
             if !node.is_leaf() {
                 let [a, b] = node.children;
-                self.nodes[index].aabb = self.nodes[a as usize].aabb.union(&self.nodes[b as usize].aabb);
+                self.nodes[index].aabb = self.nodes[a as usize]
+                    .aabb
+                    .union(&self.nodes[b as usize].aabb);
             }
         }
     }
@@ -28,7 +30,9 @@ impl Bvh {
                 }
             } else {
                 let [a, b] = node.children;
-                let aabb = self.nodes[a as usize].aabb.union(&self.nodes[b as usize].aabb);
+                let aabb = self.nodes[a as usize]
+                    .aabb
+                    .union(&self.nodes[b as usize].aabb);
                 internal_area += area(&aabb);
                 self.nodes[index].aabb = aabb;
             }

@@ -115,7 +115,12 @@ impl Bvh {
     /// Calls `visitor` with every live leaf whose box the ray hits, nearer subtrees first; the
     /// visitor may shorten the ray or stop (see [`RayVisit`]). Returns `Break` if stopped, else the ray as shortened. Pruning uses the monotone
     /// [`Ray::hit_distance`], so no hit within the current length is skipped.
-    pub fn raycast(&self, ray: &Ray, stack: &mut TraversalStack, mut visitor: impl FnMut(u32, &Ray) -> RayVisit) -> ControlFlow<(), Ray> {
+    pub fn raycast(
+        &self,
+        ray: &Ray,
+        stack: &mut TraversalStack,
+        mut visitor: impl FnMut(u32, &Ray) -> RayVisit,
+    ) -> ControlFlow<(), Ray> {
         if self.nodes.is_empty() {
             return ControlFlow::Continue(*ray);
         }

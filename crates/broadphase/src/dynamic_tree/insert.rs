@@ -1,6 +1,8 @@
 //! Leaf insertion: the sibling is chosen by surface-area cost with branch-and-bound (Box2D v3).
 
-use super::{area, is_leaf, leaf_ref, DynamicTree, Leaf, TreeLeaves, LEAF_BIT, LEAF_ROOT, NOT_IN_TREE, NULL};
+use super::{
+    area, is_leaf, leaf_ref, DynamicTree, Leaf, TreeLeaves, LEAF_BIT, LEAF_ROOT, NOT_IN_TREE, NULL,
+};
 use crate::{Aabb, Error, Result};
 
 impl DynamicTree {
@@ -20,13 +22,19 @@ impl DynamicTree {
         self.revision += 1;
         let new_ref = leaf_ref(leaf);
         if self.root == NULL {
-            leaves.leaves[leaf as usize] = Leaf { fat, parent: LEAF_ROOT };
+            leaves.leaves[leaf as usize] = Leaf {
+                fat,
+                parent: LEAF_ROOT,
+            };
             self.root = new_ref;
             self.leaf_count += 1;
             return Ok(());
         }
         let parent = self.allocate_node()?;
-        leaves.leaves[leaf as usize] = Leaf { fat, parent: NOT_IN_TREE };
+        leaves.leaves[leaf as usize] = Leaf {
+            fat,
+            parent: NOT_IN_TREE,
+        };
         let sibling = self.best_sibling(leaves, &fat);
         let old_parent = self.parent_of(leaves, sibling);
 

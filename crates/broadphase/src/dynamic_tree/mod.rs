@@ -136,7 +136,9 @@ impl TreeLeaves {
     /// True when leaf `id` is in some tree.
     #[inline]
     pub fn contains(&self, id: u32) -> bool {
-        self.leaves.get(id as usize).is_some_and(|leaf| leaf.parent != NOT_IN_TREE)
+        self.leaves
+            .get(id as usize)
+            .is_some_and(|leaf| leaf.parent != NOT_IN_TREE)
     }
 
     /// The enlarged box of leaf `id`, if it is in a tree.
@@ -348,7 +350,8 @@ impl DynamicTree {
     #[inline]
     fn set_parent_of(&mut self, leaves: &mut TreeLeaves, child: u32, parent: u32) {
         if is_leaf(child) {
-            leaves.leaves[leaf_id(child) as usize].parent = if parent == NULL { LEAF_ROOT } else { parent };
+            leaves.leaves[leaf_id(child) as usize].parent =
+                if parent == NULL { LEAF_ROOT } else { parent };
         } else {
             self.nodes[child as usize].set_parent(parent);
         }

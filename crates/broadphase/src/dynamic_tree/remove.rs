@@ -21,7 +21,11 @@ impl DynamicTree {
             return Ok(());
         }
         let children = self.nodes[parent as usize].children;
-        let sibling = if children[0] == this { children[1] } else { children[0] };
+        let sibling = if children[0] == this {
+            children[1]
+        } else {
+            children[0]
+        };
         let grandparent = self.nodes[parent as usize].parent();
         self.replace_child(grandparent, parent, sibling);
         self.set_parent_of(leaves, sibling, grandparent);

@@ -32,7 +32,11 @@ impl DynamicTree {
         self.replace_child(grandparent, a, up);
         self.nodes[up as usize].set_parent(grandparent);
         self.nodes[a as usize].set_parent(up);
-        let (keep, give) = if self.child_height(x) > self.child_height(y) { (x, y) } else { (y, x) };
+        let (keep, give) = if self.child_height(x) > self.child_height(y) {
+            (x, y)
+        } else {
+            (y, x)
+        };
         self.nodes[up as usize].children = [a, keep];
         self.nodes[a as usize].children[side] = give;
         self.set_parent_of(leaves, give, a);

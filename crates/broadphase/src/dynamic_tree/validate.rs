@@ -46,7 +46,10 @@ impl DynamicTree {
                                 return Err(format!("leaf {id} of node {index} not in the table"));
                             };
                             if leaf.parent != node {
-                                return Err(format!("leaf {id} has parent {} instead of {index}", leaf.parent));
+                                return Err(format!(
+                                    "leaf {id} has parent {} instead of {index}",
+                                    leaf.parent
+                                ));
                             }
                             leaf_count += 1;
                         } else {
@@ -54,7 +57,9 @@ impl DynamicTree {
                                 return Err(format!("child {child} of node {index} out of range"));
                             }
                             if self.nodes[child as usize].parent() != node {
-                                return Err(format!("node {child} does not point back to parent {index}"));
+                                return Err(format!(
+                                    "node {child} does not point back to parent {index}"
+                                ));
                             }
                             height = height.max(self.nodes[child as usize].height());
                             stack.push(child);
@@ -65,13 +70,19 @@ impl DynamicTree {
                     }
                     let expected = (height + 1).min(HEIGHT_MASK);
                     if n.height() != expected {
-                        return Err(format!("node {index} has height {}, expected {expected}", n.height()));
+                        return Err(format!(
+                            "node {index} has height {}, expected {expected}",
+                            n.height()
+                        ));
                     }
                 }
             }
         }
         if leaf_count != self.leaf_count {
-            return Err(format!("{leaf_count} leaves reached, {} counted", self.leaf_count));
+            return Err(format!(
+                "{leaf_count} leaves reached, {} counted",
+                self.leaf_count
+            ));
         }
         let mut free = 0;
         let mut next = self.free_list;
@@ -88,7 +99,10 @@ impl DynamicTree {
             next = self.nodes[index].children[0];
         }
         if free != self.free_count {
-            return Err(format!("{free} free nodes listed, {} counted", self.free_count));
+            return Err(format!(
+                "{free} free nodes listed, {} counted",
+                self.free_count
+            ));
         }
         if let Some(lost) = reached.iter().position(|&r| !r) {
             return Err(format!("node {lost} is neither in the tree nor free"));
