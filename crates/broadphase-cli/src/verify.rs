@@ -24,6 +24,15 @@ pub struct VerifyArgs {
     /// Only this scenario: mixed, identical, plane, huge-and-tiny, far, touching (default: all).
     #[arg(long)]
     scenario: Option<String>,
+    /// `bvh`: build strategy (median, sah, bottom-up, insertion).
+    #[arg(long, default_value = "median")]
+    bvh_build: broadphase::BvhBuild,
+    /// `bvh`: descend rule of the pair traversal (simultaneous, larger-volume).
+    #[arg(long, default_value = "simultaneous")]
+    bvh_descend: broadphase::DescendRule,
+    /// `dynamic-tree`: leaf box margin (default: the library's).
+    #[arg(long)]
+    tree_margin: Option<f32>,
 }
 
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -43,9 +52,13 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
                 })?,
         ),
     };
+    let mut options = broadphase::AlgorithmOptions::default();
+    options.bvh_build = args.bvh_build;
+    options.bvh_descend = args.bvh_descend;
+    options.tree_margin = args.tree_margin;
     let algorithms: Vec<Box<dyn BroadPhase>> = names
         .iter()
-        .map(|name| broadphase::create(name, &Default::default()))
+        .map(|name| broadphase::create(name, &options))
         .collect::<Result<_, _>>()?;
     let config = VerifyConfig {
         objects: args.objects,
