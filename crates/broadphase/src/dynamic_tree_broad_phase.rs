@@ -3,6 +3,7 @@
 
 use std::ops::ControlFlow;
 
+use crate::bvh::spread_bits;
 use crate::dynamic_tree::{DynamicTree, RayVisit, TreeLeaves};
 use crate::pair_tracker::PairTracker;
 use crate::query::is_closer;
@@ -76,7 +77,21 @@ pub struct DynamicTreeBroadPhase {
     enlarged: Vec<u32>,
     /// Per slot: `MOVED` and `ENLARGED` bits.
     flags: Vec<u8>,
+    /// Scratch: sort keys of the enlarged proxies.
+    sort_keys: Vec<u64>,
+    last_step: StepCounts,
     stack: TraversalStack,
+}
+
+/// What the last update did, for measurements.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StepCounts {
+    /// Proxies in the move buffer (moved or inserted).
+    pub moved: usize,
+    /// Of those, proxies whose leaves were (re-)inserted, which then queried the trees.
+    pub enlarged: usize,
+    /// Candidate pairs (leaf boxes overlap) after the update.
+    pub candidates: usize,
 }
 
 const MOVED: u8 = 1;
@@ -108,6 +123,8 @@ impl DynamicTreeBroadPhase {
             moved_from: Vec::new(),
             enlarged: Vec::new(),
             flags: Vec::new(),
+            sort_keys: Vec::new(),
+            last_step: StepCounts::default(),
             stack: TraversalStack::new(),
         })
     }
@@ -213,6 +230,11 @@ impl DynamicTreeBroadPhase {
         )
     }
 
+    /// What the last update did.
+    pub fn last_step(&self) -> StepCounts {
+        self.last_step
+    }
+
     /// Number of candidate pairs (leaf boxes overlap).
     pub fn candidate_count(&self) -> usize {
         self.candidates.len()
@@ -224,9 +246,9 @@ impl DynamicTreeBroadPhase {
             let slot = self.proxies.removed_slots()[k];
             if self.leaves.contains(slot) {
                 let mut leaves = std::mem::take(&mut self.leaves);
-                let removed = self.tree_of(slot as usize).remove(&mut leaves, slot);
+                // Each proxy's leaf is in the tree of its kind.
+                self.tree_of(slot as usize).remove_held(&mut leaves, slot);
                 self.leaves = leaves;
-                debug_assert!(removed.is_ok());
             }
         }
     }
@@ -250,7 +272,7 @@ impl DynamicTreeBroadPhase {
                 }
                 Some(_) => self
                     .tree_of(slot as usize)
-                    .move_leaf(&mut leaves, slot, fat),
+                    .move_held_leaf(&mut leaves, slot, fat),
             };
             self.leaves = leaves;
             result?;
@@ -301,9 +323,36 @@ impl DynamicTreeBroadPhase {
         }
     }
 
+    /// Orders the enlarged proxies along a Morton curve, so that consecutive queries walk
+    /// nearby paths of the trees and find their nodes in cache.
+    fn sort_enlarged_spatially(&mut self) {
+        if self.enlarged.len() < 64 {
+            return;
+        }
+        let Some(bounds) = self.dynamic_tree.root_aabb(&self.leaves) else {
+            return;
+        };
+        let lo = bounds.min().as_dvec3();
+        let extent = (bounds.max().as_dvec3() - lo).max(glam::DVec3::splat(f64::MIN_POSITIVE));
+        self.sort_keys.clear();
+        for &slot in &self.enlarged {
+            let t = (self.proxies.aabb(slot as usize).center().as_dvec3() - lo) / extent;
+            let q = (t * 1023.0)
+                .clamp(glam::DVec3::ZERO, glam::DVec3::splat(1023.0))
+                .as_uvec3();
+            let code = spread_bits(q.x) | spread_bits(q.y) << 1 | spread_bits(q.z) << 2;
+            self.sort_keys.push(code << 32 | slot as u64);
+        }
+        self.sort_keys.sort_unstable();
+        self.enlarged.clear();
+        self.enlarged
+            .extend(self.sort_keys.iter().map(|&key| key as u32));
+    }
+
     /// Finds the new candidates of every enlarged proxy by querying the trees with its leaf
     /// box, and adds those whose exact boxes overlap as pairs.
     fn find_new_candidates(&mut self) {
+        self.sort_enlarged_spatially();
         let proxies = &self.proxies;
         let flags = &self.flags;
         let candidates = &mut self.candidates;
@@ -414,6 +463,11 @@ impl BroadPhase for DynamicTreeBroadPhase {
             }
         }
         self.find_new_candidates();
+        self.last_step = StepCounts {
+            moved: self.moved.len(),
+            enlarged: self.enlarged.len(),
+            candidates: self.candidates.len(),
+        };
         for &slot in &self.moved {
             self.flags[slot as usize] = 0;
         }
@@ -453,6 +507,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
             + self.dynamic_tree.memory_bytes()
             + self.static_tree.memory_bytes()
             + (self.moved.capacity() + self.enlarged.capacity()) * 4
+            + self.sort_keys.capacity() * 8
             + self.moved_from.capacity() * 12
             + self.flags.capacity()
             + self.stack.memory_bytes()

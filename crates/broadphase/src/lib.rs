@@ -33,7 +33,7 @@ pub use bvh_broad_phase::{
     BvhBroadPhase, REBUILD_AREA_GROWTH, REBUILD_CHANGE_BASE, REBUILD_CHANGE_DIVISOR,
 };
 pub use dynamic_tree::{DynamicTree, RayVisit, TreeLeaves};
-pub use dynamic_tree_broad_phase::{DynamicTreeBroadPhase, DEFAULT_TREE_MARGIN};
+pub use dynamic_tree_broad_phase::{DynamicTreeBroadPhase, StepCounts, DEFAULT_TREE_MARGIN};
 pub use error::{Error, Result};
 pub use glam::Vec3;
 pub use pair_set::{key_indices, pair_key, PairSet};

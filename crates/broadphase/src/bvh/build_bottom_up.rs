@@ -96,7 +96,7 @@ impl Bvh {
 }
 
 /// Spreads the low 10 bits of `v` to every third bit.
-fn spread_bits(v: u32) -> u64 {
+pub(crate) fn spread_bits(v: u32) -> u64 {
     let mut x = v as u64 & 0x3ff;
     x = (x | x << 16) & 0x0300_00ff;
     x = (x | x << 8) & 0x0300_f00f;

@@ -5,6 +5,7 @@
 //! traversal with two descend rules, box and ray queries, and a structural check.
 
 mod build_bottom_up;
+pub(crate) use build_bottom_up::spread_bits;
 mod build_insertion;
 mod build_median;
 mod build_sah;

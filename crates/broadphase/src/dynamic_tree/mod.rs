@@ -413,6 +413,9 @@ impl DynamicTree {
     fn refit_upwards(&mut self, leaves: &mut TreeLeaves, mut node: u32) {
         while node != NULL {
             let top = self.balance(leaves, node);
+            if top == node {
+                self.rotate_for_area(leaves, node);
+            }
             self.refit_node(leaves, top);
             node = self.nodes[top as usize].parent();
         }

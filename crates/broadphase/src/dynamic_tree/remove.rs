@@ -11,6 +11,13 @@ impl DynamicTree {
         if !self.holds(leaves, leaf) {
             return Err(Error::InvalidOption("leaf is not in this tree"));
         }
+        self.remove_held(leaves, leaf);
+        Ok(())
+    }
+
+    /// Removes a leaf the caller knows is in this tree (skips the O(height) check).
+    pub(crate) fn remove_held(&mut self, leaves: &mut TreeLeaves, leaf: u32) {
+        debug_assert!(self.holds(leaves, leaf));
         self.revision += 1;
         let this = leaf_ref(leaf);
         let parent = self.parent_of(leaves, this);
@@ -18,7 +25,7 @@ impl DynamicTree {
         self.leaf_count -= 1;
         if parent == NULL {
             self.root = NULL;
-            return Ok(());
+            return;
         }
         let children = self.nodes[parent as usize].children;
         let sibling = if children[0] == this {
@@ -31,12 +38,22 @@ impl DynamicTree {
         self.set_parent_of(leaves, sibling, grandparent);
         self.free_node(parent);
         self.refit_upwards(leaves, grandparent);
-        Ok(())
     }
 
     /// Moves leaf `leaf` to the enlarged box `fat`: removal and re-insertion, O(log n).
     pub fn move_leaf(&mut self, leaves: &mut TreeLeaves, leaf: u32, fat: Aabb) -> Result<()> {
         self.remove(leaves, leaf)?;
+        self.insert(leaves, leaf, fat)
+    }
+
+    /// [`DynamicTree::move_leaf`] for a leaf the caller knows is in this tree.
+    pub(crate) fn move_held_leaf(
+        &mut self,
+        leaves: &mut TreeLeaves,
+        leaf: u32,
+        fat: Aabb,
+    ) -> Result<()> {
+        self.remove_held(leaves, leaf);
         self.insert(leaves, leaf, fat)
     }
 
