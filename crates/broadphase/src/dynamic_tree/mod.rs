@@ -409,15 +409,22 @@ impl DynamicTree {
         node.set_height(height);
     }
 
-    /// Walks from `node` to the root, rebalancing and refitting each ancestor.
+    /// Walks from `node` towards the root, rebalancing and refitting each ancestor. Stops
+    /// early at a node whose box and height came out unchanged without a balancing rotation:
+    /// nothing above it can change.
     fn refit_upwards(&mut self, leaves: &mut TreeLeaves, mut node: u32) {
         while node != NULL {
+            let before = self.nodes[node as usize];
             let top = self.balance(leaves, node);
             if top == node {
                 self.rotate_for_area(leaves, node);
             }
             self.refit_node(leaves, top);
-            node = self.nodes[top as usize].parent();
+            let after = &self.nodes[top as usize];
+            if top == node && after.aabb == before.aabb && after.height() == before.height() {
+                break;
+            }
+            node = after.parent();
         }
     }
 }
