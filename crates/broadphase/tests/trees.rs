@@ -171,6 +171,23 @@ fn dynamic_tree_random_mutations_validate_and_match_brute_force() {
 }
 
 #[test]
+fn dynamic_tree_reinsertion_in_place_keeps_ancestors_enclosing() {
+    // Removing and re-inserting a leaf with the same box reuses the freed parent node, whose
+    // stale box then equals the new one: refitting must still reach the ancestors.
+    let mut rng = SplitMix64::new(13);
+    let boxes: Vec<Aabb> = (0..300).map(|_| random_box(&mut rng, 20.0)).collect();
+    let (mut tree, mut leaves) = tree_with(&boxes);
+    for round in 0..3 {
+        for (i, b) in boxes.iter().enumerate() {
+            tree.move_leaf(&mut leaves, i as u32, *b).unwrap();
+            if let Err(e) = tree.validate(&leaves) {
+                panic!("round {round}, leaf {i}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
 fn dynamic_tree_rejects_misuse_without_damage() {
     let boxes: Vec<Aabb> = (0..10).map(|i| cube(Vec3::splat(i as f32), 1.0)).collect();
     let mut leaves = TreeLeaves::new();

@@ -410,9 +410,11 @@ impl DynamicTree {
     }
 
     /// Walks from `node` towards the root, rebalancing and refitting each ancestor. Stops
-    /// early at a node whose box and height came out unchanged without a balancing rotation:
-    /// nothing above it can change.
+    /// early at an ancestor (not `node` itself, which may be a new node with stale contents)
+    /// whose box and height came out unchanged without a balancing rotation: nothing above it
+    /// can change.
     fn refit_upwards(&mut self, leaves: &mut TreeLeaves, mut node: u32) {
+        let mut first = true;
         while node != NULL {
             let before = self.nodes[node as usize];
             let top = self.balance(leaves, node);
@@ -421,9 +423,14 @@ impl DynamicTree {
             }
             self.refit_node(leaves, top);
             let after = &self.nodes[top as usize];
-            if top == node && after.aabb == before.aabb && after.height() == before.height() {
+            if !first
+                && top == node
+                && after.aabb == before.aabb
+                && after.height() == before.height()
+            {
                 break;
             }
+            first = false;
             node = after.parent();
         }
     }
