@@ -13,16 +13,29 @@ fn main() {
     let objects: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100_000);
     let steps: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(50);
     let algorithms = args.get(3).map_or("dynamic-tree,sap,bvh", String::as_str);
-    println!("{objects} objects of the bench scene, every k-th one dynamic and moving, the rest static;");
+    println!(
+        "{objects} objects of the bench scene, every k-th one dynamic and moving, the rest static;"
+    );
     println!("median ms/step (set_aabb + update) over {steps} steps after 10 warm-up steps");
-    println!("{:<14} {:>9} {:>10} {:>12} {:>10}", "algorithm", "moving", "ms/step", "µs/mover", "pairs");
+    println!(
+        "{:<14} {:>9} {:>10} {:>12} {:>10}",
+        "algorithm", "moving", "ms/step", "µs/mover", "pairs"
+    );
     for name in algorithms.split(',') {
         for every in [1000, 100, 10] {
             let mut bp = create(name, &Default::default()).expect("known algorithm");
-            let mut scene = BouncingBoxes::new(&BouncingBoxesConfig { objects, ..Default::default() }).unwrap();
+            let mut scene = BouncingBoxes::new(&BouncingBoxesConfig {
+                objects,
+                ..Default::default()
+            })
+            .unwrap();
             let mut movers: Vec<(usize, ProxyId)> = Vec::new();
             for (i, aabb) in scene.aabbs().iter().enumerate() {
-                let kind = if i % every == 0 { ProxyKind::Dynamic } else { ProxyKind::Static };
+                let kind = if i % every == 0 {
+                    ProxyKind::Dynamic
+                } else {
+                    ProxyKind::Static
+                };
                 let id = bp.insert(*aabb, kind, CollisionFilter::ALL).unwrap();
                 if kind == ProxyKind::Dynamic {
                     movers.push((i, id));

@@ -158,7 +158,7 @@ impl BvhBroadPhase {
         self.rebuilds += 1;
     }
 
-    fn is_pending_or_live_leaf(&self, slot: usize, filter: CollisionFilter) -> bool {
+    fn is_live_and_allowed(&self, slot: usize, filter: CollisionFilter) -> bool {
         self.proxies.is_live(slot) && self.proxies.filter(slot).allows(filter)
     }
 }
@@ -277,7 +277,7 @@ impl BroadPhase for BvhBroadPhase {
         let proxies = &self.proxies;
         let mut visit = |slot: u32| {
             let s = slot as usize;
-            if self.is_pending_or_live_leaf(s, filter) && proxies.aabb(s).overlaps(aabb) {
+            if self.is_live_and_allowed(s, filter) && proxies.aabb(s).overlaps(aabb) {
                 visitor(proxies.id(s))?;
             }
             ControlFlow::Continue(())
@@ -305,7 +305,7 @@ impl BroadPhase for BvhBroadPhase {
         let proxies = &self.proxies;
         let mut visit = |slot: u32, ray: &Ray| {
             let s = slot as usize;
-            if self.is_pending_or_live_leaf(s, filter) {
+            if self.is_live_and_allowed(s, filter) {
                 if let Some(distance) = ray.hit_distance(proxies.aabb(s)) {
                     if visitor(RayHit {
                         id: proxies.id(s),
@@ -338,7 +338,7 @@ impl BroadPhase for BvhBroadPhase {
         let mut best: Option<RayHit> = None;
         let mut visit = |slot: u32, ray: &Ray| {
             let s = slot as usize;
-            if self.is_pending_or_live_leaf(s, filter) {
+            if self.is_live_and_allowed(s, filter) {
                 if let Some(distance) = ray.hit_distance(proxies.aabb(s)) {
                     let hit = RayHit {
                         id: proxies.id(s),
