@@ -148,7 +148,9 @@ impl BvhBroadPhase {
             self.items.push(slot as u32);
             self.boxes.push(*proxies.aabb(slot));
         }
-        self.bvh.build(self.build, &self.items, &self.boxes);
+        // Slots are below 2^31 (checked at insert) and there is one box per slot.
+        let built = self.bvh.build(self.build, &self.items, &self.boxes);
+        debug_assert!(built.is_ok());
         self.leaf_of_slot.clear();
         self.leaf_of_slot.resize(self.proxies.slot_count(), NO_LEAF);
         self.bvh.leaf_indices(&mut self.leaf_of_slot);

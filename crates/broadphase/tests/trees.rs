@@ -369,7 +369,7 @@ fn bvh_builds_are_valid_and_self_pairs_match_brute_force() {
         let expected = brute_pairs(&tagged, &tagged, true);
         for build in BvhBuild::ALL {
             let mut bvh = Bvh::new();
-            bvh.build(build, &items, &boxes);
+            bvh.build(build, &items, &boxes).unwrap();
             bvh.validate()
                 .unwrap_or_else(|e| panic!("{build}, {n}: {e}"));
             assert_eq!(bvh.len(), n);
@@ -423,7 +423,7 @@ fn bvh_degenerate_inputs() {
         let expected = brute_pairs(&tagged, &tagged, true);
         for build in BvhBuild::ALL {
             let mut bvh = Bvh::new();
-            bvh.build(build, &items, boxes);
+            bvh.build(build, &items, boxes).unwrap();
             bvh.validate().unwrap();
             let mut found = BTreeSet::new();
             bvh.self_pairs(
@@ -439,7 +439,8 @@ fn bvh_degenerate_inputs() {
     // Identical boxes pair off in one round of bottom-up clustering: a balanced tree.
     let items: Vec<u32> = (0..256).collect();
     let mut bvh = Bvh::new();
-    bvh.build(BvhBuild::BottomUp, &items, &identical[..256]);
+    bvh.build(BvhBuild::BottomUp, &items, &identical[..256])
+        .unwrap();
     assert_eq!(bvh.height(), 8);
 }
 
@@ -449,7 +450,7 @@ fn bvh_refit_queries_and_raycasts() {
     let (items, mut boxes) = bvh_input(&mut rng, 300);
     for build in BvhBuild::ALL {
         let mut bvh = Bvh::new();
-        bvh.build(build, &items, &boxes);
+        bvh.build(build, &items, &boxes).unwrap();
         // Move everything, refit, and check structure and queries against the new boxes.
         for b in &mut boxes {
             let d = Vec3::new(

@@ -175,12 +175,13 @@ pub(crate) fn area(aabb: &Aabb) -> f64 {
 ///     .collect();
 /// let items: Vec<u32> = (0..8).collect();
 /// let mut bvh = Bvh::new();
-/// bvh.build(BvhBuild::Sah, &items, &boxes);
+/// bvh.build(BvhBuild::Sah, &items, &boxes).unwrap();
 /// bvh.validate().unwrap();
 /// let mut pairs = Vec::new();
 /// bvh.self_pairs(DescendRule::Simultaneous, &mut TraversalStack::new(), |a, b| pairs.push((a.min(b), a.max(b))));
 /// pairs.sort();
 /// assert_eq!(pairs, (0..7).map(|i| (i, i + 1)).collect::<Vec<_>>()); // touching neighbours
+/// assert!(bvh.build(BvhBuild::Median, &items[..3], &boxes).is_err());
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Bvh {
@@ -202,17 +203,20 @@ impl Bvh {
         Self::default()
     }
 
-    /// Rebuilds from `items` with boxes `aabbs` (parallel slices of equal length; items below
-    /// 2^31), replacing the previous contents.
-    ///
-    /// # Panics
-    /// If the slices differ in length.
-    pub fn build(&mut self, method: BvhBuild, items: &[u32], aabbs: &[Aabb]) {
-        assert_eq!(items.len(), aabbs.len(), "one box per item");
+    /// Rebuilds from `items` with boxes `aabbs` (parallel slices), replacing the previous
+    /// contents. Fails with `InvalidOption`, leaving the hierarchy unchanged, if the slices
+    /// differ in length or an item is 2^31 or more.
+    pub fn build(&mut self, method: BvhBuild, items: &[u32], aabbs: &[Aabb]) -> crate::Result<()> {
+        if items.len() != aabbs.len() {
+            return Err(Error::InvalidOption("bvh build needs one box per item"));
+        }
+        if items.iter().any(|&item| item >= LEAF_BIT) {
+            return Err(Error::InvalidOption("bvh items must be below 2^31"));
+        }
         self.nodes.clear();
         self.leaf_count = items.len();
         if items.is_empty() {
-            return;
+            return Ok(());
         }
         self.centroids.clear();
         self.centroids.extend(aabbs.iter().map(Aabb::center));
@@ -225,6 +229,7 @@ impl Bvh {
             BvhBuild::Insertion => self.build_insertion(items, aabbs),
         }
         self.refit_internal();
+        Ok(())
     }
 
     /// Number of leaves (dead ones included).
