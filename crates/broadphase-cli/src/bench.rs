@@ -50,6 +50,9 @@ pub struct BenchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Also print what `adaptive` switched to, when and why (to stderr).
+    #[arg(long)]
+    verbose: bool,
     /// `bvh`: build strategy (median, sah, bottom-up, insertion).
     #[arg(long, default_value = "median")]
     bvh_build: broadphase::BvhBuild,
@@ -196,6 +199,16 @@ fn bench_one(
             pair_counts.push(bp.pair_count());
         }
         progress.inc(1);
+    }
+    if args.verbose {
+        for switch in bp.switch_log() {
+            progress.suspend(|| {
+                eprintln!(
+                    "{name} {objects}: step {}: {} -> {}: {}",
+                    switch.step, switch.from, switch.to, switch.reason
+                )
+            });
+        }
     }
     let total = summarize(&mut totals);
     Ok(BenchRow {

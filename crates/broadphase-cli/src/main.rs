@@ -1,6 +1,7 @@
 //! `broadphase`: the command-line workbench.
 
 mod bench;
+mod soak;
 mod stats;
 mod verify;
 
@@ -22,6 +23,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Drives algorithms and an exact model with random operations and compares them.
     Verify(verify::VerifyArgs),
+    /// Long random operation streams with sampled checks, operation rate and memory.
+    Soak(soak::SoakArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(args) => bench::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Soak(args) => soak::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -24,6 +24,10 @@ pub struct VerifyArgs {
     /// Only this scenario: mixed, identical, plane, huge-and-tiny, far, touching (default: all).
     #[arg(long)]
     scenario: Option<String>,
+    /// Make `adaptive` switch to the next algorithm every N steps, whatever the times, to
+    /// check that switching never changes the pairs or events.
+    #[arg(long)]
+    switch_every: Option<u64>,
     /// `bvh`: build strategy (median, sah, bottom-up, insertion).
     #[arg(long, default_value = "median")]
     bvh_build: broadphase::BvhBuild,
@@ -56,6 +60,14 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     options.bvh_build = args.bvh_build;
     options.bvh_descend = args.bvh_descend;
     options.tree_margin = args.tree_margin;
+    if let Some(every) = args.switch_every {
+        if every == 0 {
+            anyhow::bail!("--switch-every must be at least 1");
+        }
+        options.adaptive.policy = broadphase::SwitchPolicy::RoundRobin;
+        options.adaptive.min_trial_interval = every;
+        options.adaptive.max_trial_interval = every;
+    }
     let algorithms: Vec<Box<dyn BroadPhase>> = names
         .iter()
         .map(|name| broadphase::create(name, &options))
@@ -66,7 +78,17 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         scenario,
     };
-    let report = Verifier::new(algorithms).run(&config);
+    let mut verifier = Verifier::new(algorithms);
+    let report = verifier.run(&config);
+    for algorithm in verifier.algorithms() {
+        if !algorithm.switch_log().is_empty() {
+            println!(
+                "{}: {} switches",
+                algorithm.name(),
+                algorithm.switch_log().len()
+            );
+        }
+    }
     if let Some(first) = &report.first_mismatch {
         println!("first mismatch: {first}");
     }

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod aabb;
+mod adaptive;
 mod broad_phase;
 mod brute_force;
 mod bvh;
@@ -26,6 +27,7 @@ mod traversal_stack;
 pub mod verify;
 
 pub use aabb::Aabb;
+pub use adaptive::{Adaptive, AdaptiveOptions, SwitchPolicy, SwitchRecord};
 pub use broad_phase::BroadPhase;
 pub use brute_force::BruteForce;
 pub use bvh::{Bvh, BvhBuild, DescendRule};

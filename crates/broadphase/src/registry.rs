@@ -1,8 +1,8 @@
 //! Algorithms by name, for programs that choose one at run time.
 
 use crate::{
-    BroadPhase, BruteForce, BvhBroadPhase, BvhBuild, DescendRule, DynamicTreeBroadPhase, Error,
-    Result, SortAndSweep, SweepAndPrune,
+    Adaptive, AdaptiveOptions, BroadPhase, BruteForce, BvhBroadPhase, BvhBuild, DescendRule,
+    DynamicTreeBroadPhase, Error, Result, SortAndSweep, SweepAndPrune,
 };
 
 /// The names [`create`] accepts, in the order the workbench lists them.
@@ -10,6 +10,7 @@ pub const ALGORITHMS: &[&str] = &[
     "brute-force",
     "sap",
     "sort-and-sweep",
+    "adaptive",
     "dynamic-tree",
     "bvh",
 ];
@@ -18,6 +19,8 @@ pub const ALGORITHMS: &[&str] = &[
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct AlgorithmOptions {
+    /// Settings of `adaptive`.
+    pub adaptive: AdaptiveOptions,
     /// `dynamic-tree`: enlargement of leaf boxes on every side, finite and non-negative;
     /// `None` means [`crate::DEFAULT_TREE_MARGIN`].
     pub tree_margin: Option<f32>,
@@ -39,6 +42,7 @@ pub fn create(name: &str, options: &AlgorithmOptions) -> Result<Box<dyn BroadPha
         "brute-force" => Box::new(BruteForce::new()),
         "sap" => Box::new(SweepAndPrune::new()),
         "sort-and-sweep" => Box::new(SortAndSweep::new()),
+        "adaptive" => Box::new(Adaptive::new(options.adaptive.clone())?),
         "dynamic-tree" => Box::new(DynamicTreeBroadPhase::new(
             options.tree_margin.unwrap_or(crate::DEFAULT_TREE_MARGIN),
         )?),
