@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use broadphase::{
     BroadPhase, BvhBroadPhase, BvhBuild, CollisionFilter, DescendRule, DynamicTreeBroadPhase,
-    PairEvents, ProxyId, ProxyKind,
+    PairEvents, ProxyId, ProxyKind, TraversalStack,
 };
 use broadphase_sim::{BouncingBoxes, BouncingBoxesConfig};
 
@@ -66,10 +66,7 @@ fn main() {
     );
 
     let mut tree = DynamicTreeBroadPhase::new(margin).unwrap();
-    let mut enlarged = 0usize;
     let ms = run(&mut tree, objects, steps, |_| {});
-    // `run` borrows the tree as `dyn BroadPhase`; read the counters afterwards.
-    enlarged += tree.last_step().enlarged;
     println!(
         "{:<28} {:>7} {:>16.4e} {:>10.3} {:>12.1} {:>10}",
         format!("dynamic-tree (margin {margin})"),
@@ -82,10 +79,11 @@ fn main() {
     println!(
         "  last step: {} moved, {} enlarged (re-inserted), {} candidate pairs, {} pairs",
         tree.last_step().moved,
-        enlarged,
+        tree.last_step().enlarged,
         tree.last_step().candidates,
         tree.pair_count()
     );
+    let mut trees = Vec::new();
     for build in BvhBuild::ALL {
         let mut bvh = BvhBroadPhase::new(build, DescendRule::Simultaneous);
         let ms = run(&mut bvh, objects, steps, |_| {});
@@ -97,6 +95,40 @@ fn main() {
             ms,
             (bvh.bvh().node_count() * 32) as f64 / objects as f64,
             bvh.rebuilds()
+        );
+        trees.push((build, bvh));
+    }
+    // Descend rules on the same hierarchies (as left after the run): the self-collision
+    // traversal alone, the two rules alternating, median of 21 runs each.
+    println!("\nself-collision traversal of each final hierarchy, median ms of 21 runs");
+    println!(
+        "{:<12} {:>14} {:>14} {:>8} {:>10}",
+        "build", "simultaneous", "larger-volume", "ratio", "pairs"
+    );
+    let mut stack = TraversalStack::new();
+    for (build, bp) in &trees {
+        let mut times = [Vec::new(), Vec::new()];
+        let mut pairs = 0;
+        for _ in 0..21 {
+            for (k, rule) in DescendRule::ALL.into_iter().enumerate() {
+                let mut count = 0usize;
+                let start = Instant::now();
+                bp.bvh().self_pairs(rule, &mut stack, |_, _| count += 1);
+                times[k].push(start.elapsed().as_secs_f64() * 1e3);
+                pairs = count;
+            }
+        }
+        for t in &mut times {
+            t.sort_by(f64::total_cmp);
+        }
+        let (simultaneous, larger) = (times[0][10], times[1][10]);
+        println!(
+            "{:<12} {:>14.3} {:>14.3} {:>8.2} {:>10}",
+            build.to_string(),
+            simultaneous,
+            larger,
+            larger / simultaneous,
+            pairs
         );
     }
 }
