@@ -38,8 +38,8 @@ const PREDICTED_STEPS: f32 = 2.0;
 ///   with an endpoint in the move buffer.
 ///
 /// A step costs O(e log n + candidates of the e enlarged proxies) for the trees and queries,
-/// plus one scan of the candidate array (a few nanoseconds per candidate: two flag lookups,
-/// and a box test where an endpoint moved) when anything moved or was removed. Proxies that
+/// plus one scan of the candidate array (two flag lookups per candidate, and a box test where
+/// an endpoint moved) when anything moved or was removed. Proxies that
 /// did not move cost nothing else; static-static pairs are never searched; the static tree is
 /// only modified when a static proxy is inserted, removed, or leaves its leaf box.
 ///

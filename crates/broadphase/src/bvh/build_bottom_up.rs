@@ -14,10 +14,12 @@ impl Bvh {
     /// locally-ordered clustering (Meister and Bittner's PLOC): clusters are kept in Morton
     /// order of their centres, each finds its best partner among the `SEARCH_RADIUS`
     /// neighbours on each side, and every mutually-best pair merges at once. The globally
-    /// smallest candidate pair is always mutual, so each round makes progress; a round costs
-    /// O(k · radius) for k clusters and typically halves k, so the build is O(n log n) plus
-    /// the sort in practice. Ties (equal areas) prefer the nearer neighbour and then pairs
-    /// starting at an even position, so that identical boxes pair off in one round.
+    /// smallest candidate pair is always mutual, so each round merges at least one pair; a
+    /// round costs O(k · radius) for k clusters. When most clusters find a mutual partner, k
+    /// halves per round and the build is O(n · radius · log n) plus the sort; the worst case
+    /// (one merge per round) is O(n² · radius), still below the O(n³) of the plain search.
+    /// Ties (equal areas) prefer the nearer neighbour and then pairs starting at an even
+    /// position, so that identical boxes pair off in one round (tested).
     pub(super) fn build_bottom_up(&mut self, items: &[u32], aabbs: &[Aabb]) {
         let n = items.len();
         self.build_nodes.clear();

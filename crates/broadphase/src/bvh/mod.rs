@@ -33,7 +33,10 @@ pub enum BvhBuild {
     /// Top-down, binned surface-area heuristic (16 bins per axis). O(n log n).
     Sah,
     /// Bottom-up agglomerative clustering: merge the pair with the smallest enclosing box
-    /// (thesis ch. 2.1.3), searched among Morton-order neighbours (locally-ordered clustering).
+    /// (thesis ch. 2.1.3), searched among Morton-order neighbours (locally-ordered clustering:
+    /// every mutually-best pair within 16 positions merges each round). O(n · 16 · rounds)
+    /// after an O(n log n) sort; rounds are about log2 n when most clusters pair up, n in the
+    /// worst case.
     BottomUp,
     /// One insertion per object with the cost rule of thesis listing 2.3.
     Insertion,
@@ -166,7 +169,8 @@ pub(crate) fn area(aabb: &Aabb) -> f64 {
 /// A bounding volume hierarchy over items (`u32` ids below 2^31, e.g. proxy slots), one item
 /// per leaf, stored in an array with the root at 0 and children after their parents.
 ///
-/// Built in O(n log n) (median, SAH; bottom-up and insertion typically so), refitted in O(n).
+/// Built in O(n log n) (median, SAH), O(n · height) (insertion) or as [`BvhBuild::BottomUp`]
+/// describes; refitted in O(n).
 ///
 /// ```
 /// use broadphase::{Aabb, Bvh, BvhBuild, DescendRule, TraversalStack};

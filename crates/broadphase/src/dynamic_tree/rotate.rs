@@ -2,10 +2,11 @@
 //! - balancing rotations keep the heights of siblings within one of each other (AVL style, as
 //!   in Box2D v2.3's `b2DynamicTree::Balance`). Surface-area insertion alone degenerates into a
 //!   list for boxes inserted in a row (each new box is cheapest as a sibling of the root); with
-//!   these rotations the height stays near `1.44·log2 n`, inside `2·log2 n`;
+//!   these rotations the height is bounded like an AVL tree's (about `1.44·log2 n`), inside
+//!   the `2·log2 n` the tests check for rows, grids and long runs of moves;
 //! - where the node is balanced, an area rotation (Box2D v3's `b2RotateNodes`) swaps a child
-//!   with a grandchild when that shrinks the internal node between them, and keeps the
-//!   heights balanced, which recovers most of the tree quality the balancing costs.
+//!   with a grandchild when that shrinks the internal node between them and keeps the heights
+//!   balanced, lowering the total internal surface area that balancing alone would leave.
 
 use super::{area, is_leaf, DynamicTree, TreeLeaves};
 
