@@ -1,6 +1,7 @@
 //! `broadphase`: the command-line workbench.
 
 mod bench;
+mod prune;
 mod soak;
 mod stats;
 mod verify;
@@ -23,6 +24,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Drives algorithms and an exact model with random operations and compares them.
     Verify(verify::VerifyArgs),
+    /// One-shot complete box pruning on a generated workload, beside brute force and parry3d.
+    Prune(prune::PruneArgs),
     /// Long random operation streams with sampled checks, operation rate and memory.
     Soak(soak::SoakArgs),
 }
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(args) => bench::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Prune(args) => prune::run(&args),
         Command::Soak(args) => soak::run(&args),
     };
     match result {
