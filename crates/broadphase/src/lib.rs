@@ -37,7 +37,9 @@ mod traversal_stack;
 pub mod verify;
 
 pub use aabb::Aabb;
-pub use adaptive::{Adaptive, AdaptiveOptions, SwitchPolicy, SwitchRecord};
+pub use adaptive::{
+    Adaptive, AdaptiveOptions, SwitchPolicy, SwitchRecord, ADAPTIVE_DEFAULT_CANDIDATES,
+};
 pub use box_pruning::{
     bipartite_pairs, bipartite_pairs_with, complete_pairs, complete_pairs_with, PruneOptions,
     PruneScratch,
