@@ -37,6 +37,15 @@ pub struct BenchArgs {
     /// Also print what `adaptive` switched to, when and why (to stderr).
     #[arg(long)]
     verbose: bool,
+    /// `bvh`: build strategy (median, sah, bottom-up, insertion).
+    #[arg(long, default_value = "median")]
+    bvh_build: broadphase::BvhBuild,
+    /// `bvh`: descend rule of the pair traversal (simultaneous, larger-volume).
+    #[arg(long, default_value = "simultaneous")]
+    bvh_descend: broadphase::DescendRule,
+    /// `dynamic-tree`: leaf box margin (default: the library's).
+    #[arg(long)]
+    tree_margin: Option<f32>,
     #[command(flatten)]
     scene: SceneArgs,
 }
@@ -91,6 +100,10 @@ impl From<&Measurement> for BenchRow {
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let names = crate::parse_algorithms(&args.algorithms)?;
+    let mut options = broadphase::AlgorithmOptions::default();
+    options.bvh_build = args.bvh_build;
+    options.bvh_descend = args.bvh_descend;
+    options.tree_margin = args.tree_margin;
     let builder = args.scene.builder(INTERACTIVE_DEFAULTS)?;
     let mut scenes = Vec::new();
     if args.objects.is_empty() {
@@ -117,7 +130,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let mut reference: Option<Measurement> = None;
         for name in &names {
             progress.set_message(format!("{name} {}", scene.objects));
-            let m = measure(name, scene, args.queries, &progress)?;
+            let m = measure(name, &options, scene, args.queries, &progress)?;
             if args.verbose {
                 for switch in &m.switches {
                     progress.suspend(|| {

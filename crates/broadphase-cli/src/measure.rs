@@ -44,12 +44,13 @@ pub struct Measurement {
 /// and ray casts per step are timed apart when non-zero.
 pub fn measure(
     name: &str,
+    options: &broadphase::AlgorithmOptions,
     scene: &Scene,
     queries: usize,
     progress: &ProgressBar,
 ) -> anyhow::Result<Measurement> {
     let mut world = World::new(scene)?;
-    let mut bp = crate::algorithms::create(name, &Default::default())?;
+    let mut bp = crate::algorithms::create(name, options)?;
     let mut ids: Vec<ProxyId> = Vec::with_capacity(world.len());
     let mut object_of_slot: Vec<u32> = Vec::with_capacity(world.len());
     let remember = |object_of_slot: &mut Vec<u32>, id: ProxyId, object: usize| {

@@ -28,6 +28,15 @@ pub struct VerifyArgs {
     /// check that switching never changes the pairs or events.
     #[arg(long)]
     switch_every: Option<u64>,
+    /// `bvh`: build strategy (median, sah, bottom-up, insertion).
+    #[arg(long, default_value = "median")]
+    bvh_build: broadphase::BvhBuild,
+    /// `bvh`: descend rule of the pair traversal (simultaneous, larger-volume).
+    #[arg(long, default_value = "simultaneous")]
+    bvh_descend: broadphase::DescendRule,
+    /// `dynamic-tree`: leaf box margin (default: the library's).
+    #[arg(long)]
+    tree_margin: Option<f32>,
 }
 
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -48,6 +57,9 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     let mut options = broadphase::AlgorithmOptions::default();
+    options.bvh_build = args.bvh_build;
+    options.bvh_descend = args.bvh_descend;
+    options.tree_margin = args.tree_margin;
     if let Some(every) = args.switch_every {
         if every == 0 {
             anyhow::bail!("--switch-every must be at least 1");

@@ -13,7 +13,11 @@ mod adaptive;
 mod box_pruning;
 mod broad_phase;
 mod brute_force;
+mod bvh;
+mod bvh_broad_phase;
 mod cell_hash;
+mod dynamic_tree;
+mod dynamic_tree_broad_phase;
 mod error;
 mod grid;
 mod hgrid;
@@ -29,6 +33,7 @@ mod radix_sort;
 mod registry;
 mod sort_and_sweep;
 mod sweep_and_prune;
+mod traversal_stack;
 pub mod verify;
 
 pub use aabb::Aabb;
@@ -41,6 +46,12 @@ pub use box_pruning::{
 };
 pub use broad_phase::BroadPhase;
 pub use brute_force::BruteForce;
+pub use bvh::{Bvh, BvhBuild, DescendRule};
+pub use bvh_broad_phase::{
+    BvhBroadPhase, REBUILD_AREA_GROWTH, REBUILD_CHANGE_BASE, REBUILD_CHANGE_DIVISOR,
+};
+pub use dynamic_tree::{DynamicTree, RayVisit, TreeLeaves};
+pub use dynamic_tree_broad_phase::{DynamicTreeBroadPhase, StepCounts, DEFAULT_TREE_MARGIN};
 pub use error::{Error, Result};
 pub use glam::Vec3;
 pub use grid::{UniformGrid, DEFAULT_MAX_CELLS_PER_BOX};
@@ -59,3 +70,4 @@ pub use radix_sort::{radix_sort_keys, sortable_key};
 pub use registry::{create, AlgorithmOptions, ALGORITHMS};
 pub use sort_and_sweep::SortAndSweep;
 pub use sweep_and_prune::SweepAndPrune;
+pub use traversal_stack::TraversalStack;

@@ -1,8 +1,9 @@
 //! Algorithms by name, for programs that choose one at run time.
 
 use crate::{
-    Adaptive, AdaptiveOptions, BroadPhase, BruteForce, Error, HierarchicalGrid, LooseOctree,
-    Octree, Result, SortAndSweep, SpatialMasking, SweepAndPrune, UniformGrid,
+    Adaptive, AdaptiveOptions, BroadPhase, BruteForce, BvhBroadPhase, BvhBuild, DescendRule,
+    DynamicTreeBroadPhase, Error, HierarchicalGrid, LooseOctree, Octree, Result, SortAndSweep,
+    SpatialMasking, SweepAndPrune, UniformGrid,
 };
 
 /// The names [`create`] accepts, in the order the workbench lists them.
@@ -16,6 +17,8 @@ pub const ALGORITHMS: &[&str] = &[
     "octree",
     "loose-octree",
     "masking",
+    "dynamic-tree",
+    "bvh",
 ];
 
 /// Options of the algorithms that have any; each algorithm reads the ones it knows.
@@ -42,6 +45,13 @@ pub struct AlgorithmOptions {
     /// `loose-octree`: depth limit (root = 0, at most 30); `None` (default) means
     /// [`crate::LOOSE_OCTREE_DEFAULT_MAX_DEPTH`] (10).
     pub loose_octree_max_depth: Option<u32>,
+    /// `dynamic-tree`: enlargement of leaf boxes on every side, finite and non-negative;
+    /// `None` means [`crate::DEFAULT_TREE_MARGIN`].
+    pub tree_margin: Option<f32>,
+    /// `bvh`: how the hierarchy is built.
+    pub bvh_build: BvhBuild,
+    /// `bvh`: the descend rule of the self-collision traversal.
+    pub bvh_descend: DescendRule,
 }
 
 /// Builds the algorithm called `name` (one of [`ALGORITHMS`]).
@@ -92,6 +102,10 @@ pub fn create(name: &str, options: &AlgorithmOptions) -> Result<Box<dyn BroadPha
                 .unwrap_or(crate::LOOSE_OCTREE_DEFAULT_MAX_DEPTH),
         )?),
         "masking" => Box::new(SpatialMasking::new()),
+        "dynamic-tree" => Box::new(DynamicTreeBroadPhase::new(
+            options.tree_margin.unwrap_or(crate::DEFAULT_TREE_MARGIN),
+        )?),
+        "bvh" => Box::new(BvhBroadPhase::new(options.bvh_build, options.bvh_descend)),
         _ => {
             return Err(Error::UnknownAlgorithm {
                 name: name.to_string(),

@@ -1,7 +1,7 @@
 //! Every algorithm against the exact model, on every scenario, through `verify`.
 
 use broadphase::verify::{Scenario, Verifier, VerifyConfig};
-use broadphase::{create, ALGORITHMS};
+use broadphase::{create, AlgorithmOptions, BvhBuild, DescendRule, ALGORITHMS};
 use proptest::prelude::*;
 
 fn all_algorithms() -> Vec<Box<dyn broadphase::BroadPhase>> {
@@ -22,6 +22,47 @@ fn every_scenario_every_algorithm() {
                 scenario: Some(scenario),
             };
             let report = Verifier::new(all_algorithms()).run(&config);
+            assert!(report.checks > 0);
+            assert_eq!(
+                report.mismatches, 0,
+                "{scenario}, {objects} objects: {:?}",
+                report.first_mismatch
+            );
+        }
+    }
+}
+
+/// `bvh` with every build strategy and descend rule, and `dynamic-tree` with no and a large
+/// margin, on every scenario.
+#[test]
+fn every_tree_configuration_every_scenario() {
+    let mut configurations: Vec<AlgorithmOptions> = Vec::new();
+    for build in BvhBuild::ALL {
+        for descend in DescendRule::ALL {
+            let mut options = AlgorithmOptions::default();
+            options.bvh_build = build;
+            options.bvh_descend = descend;
+            configurations.push(options);
+        }
+    }
+    for scenario in Scenario::ALL {
+        for objects in [1, 2, 17, 120] {
+            let mut algorithms: Vec<Box<dyn broadphase::BroadPhase>> = configurations
+                .iter()
+                .map(|o| create("bvh", o).unwrap())
+                .collect();
+            for margin in [0.0, 3.0] {
+                let mut options = AlgorithmOptions::default();
+                options.tree_margin = Some(margin);
+                algorithms.push(create("dynamic-tree", &options).unwrap());
+            }
+            let config = VerifyConfig {
+                objects,
+                steps: 60,
+                seed: 99 + objects as u64,
+                scenario: Some(scenario),
+            };
+            let report = Verifier::new(algorithms).run(&config);
             assert!(report.checks > 0);
             assert_eq!(
                 report.mismatches, 0,

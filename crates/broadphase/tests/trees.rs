@@ -1,0 +1,511 @@
+//! The dynamic AABB tree and the BVH as data structures: structure after every mutation,
+//! height bounds, and every traversal against brute force.
+
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+
+use broadphase::verify::SplitMix64;
+use broadphase::{
+    Aabb, Bvh, BvhBuild, DescendRule, DynamicTree, Ray, RayVisit, TraversalStack, TreeLeaves, Vec3,
+};
+
+fn cube(min: Vec3, size: f32) -> Aabb {
+    Aabb::new(min, min + Vec3::splat(size)).unwrap()
+}
+
+fn random_box(rng: &mut SplitMix64, world: f32) -> Aabb {
+    let c = Vec3::new(
+        rng.range(0.0, world),
+        rng.range(0.0, world),
+        rng.range(0.0, world),
+    );
+    let h = Vec3::new(
+        rng.range(0.0, 2.0),
+        rng.range(0.0, 2.0),
+        rng.range(0.0, 2.0),
+    );
+    Aabb::new(c - h, c + h).unwrap()
+}
+
+/// `2·log2(n) + 2`: the bound the issue asks for, plus a small constant.
+fn height_bound(n: usize) -> usize {
+    (2.0 * (n as f64).log2()).ceil() as usize + 2
+}
+
+fn tree_with(boxes: &[Aabb]) -> (DynamicTree, TreeLeaves) {
+    let mut tree = DynamicTree::new();
+    let mut leaves = TreeLeaves::new();
+    for (i, b) in boxes.iter().enumerate() {
+        tree.insert(&mut leaves, i as u32, *b).unwrap();
+    }
+    (tree, leaves)
+}
+
+fn query_set(tree: &DynamicTree, leaves: &TreeLeaves, query: &Aabb) -> BTreeSet<u32> {
+    let mut found = BTreeSet::new();
+    let _ = tree.query(leaves, query, &mut TraversalStack::new(), |leaf| {
+        assert!(found.insert(leaf), "leaf {leaf} reported twice");
+        ControlFlow::Continue(())
+    });
+    found
+}
+
+#[test]
+fn dynamic_tree_height_for_rows_grids_and_after_moves() {
+    // A row along x, inserted in order: plain surface-area insertion makes a list.
+    let row: Vec<Aabb> = (0..2000)
+        .map(|i| cube(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0))
+        .collect();
+    let (tree, leaves) = tree_with(&row);
+    tree.validate(&leaves).unwrap();
+    assert!(
+        tree.height() <= height_bound(row.len()),
+        "row: height {}",
+        tree.height()
+    );
+
+    // Touching boxes in a row, and a 2D and a 3D grid in scan order.
+    let touching: Vec<Aabb> = (0..1000)
+        .map(|i| cube(Vec3::new(i as f32, 0.0, 0.0), 1.0))
+        .collect();
+    let grid2: Vec<Aabb> = (0..64 * 64)
+        .map(|i| {
+            cube(
+                Vec3::new((i % 64) as f32 * 2.0, (i / 64) as f32 * 2.0, 0.0),
+                1.0,
+            )
+        })
+        .collect();
+    let grid3: Vec<Aabb> = (0..16 * 16 * 16)
+        .map(|i| {
+            cube(
+                Vec3::new((i % 16) as f32, ((i / 16) % 16) as f32, (i / 256) as f32) * 2.0,
+                1.0,
+            )
+        })
+        .collect();
+    for (name, boxes) in [
+        ("touching row", &touching),
+        ("2D grid", &grid2),
+        ("3D grid", &grid3),
+    ] {
+        let (tree, leaves) = tree_with(boxes);
+        tree.validate(&leaves).unwrap();
+        assert_eq!(tree.len(), boxes.len());
+        assert!(
+            tree.height() <= height_bound(boxes.len()),
+            "{name}: height {}",
+            tree.height()
+        );
+    }
+
+    // Many random moves (remove and re-insert), as a broad phase does.
+    let mut rng = SplitMix64::new(3);
+    let boxes: Vec<Aabb> = (0..1000).map(|_| random_box(&mut rng, 100.0)).collect();
+    let (mut tree, mut leaves) = tree_with(&boxes);
+    let mut current = boxes;
+    for _ in 0..20_000 {
+        let i = rng.below(current.len());
+        let d = Vec3::new(
+            rng.range(-3.0, 3.0),
+            rng.range(-3.0, 3.0),
+            rng.range(-3.0, 3.0),
+        );
+        current[i] = Aabb::new(current[i].min() + d, current[i].max() + d).unwrap();
+        tree.move_leaf(&mut leaves, i as u32, current[i]).unwrap();
+    }
+    tree.validate(&leaves).unwrap();
+    assert!(
+        tree.height() <= height_bound(current.len()),
+        "after moves: height {}",
+        tree.height()
+    );
+}
+
+#[test]
+fn dynamic_tree_random_mutations_validate_and_match_brute_force() {
+    let mut rng = SplitMix64::new(11);
+    let mut tree = DynamicTree::new();
+    let mut leaves = TreeLeaves::new();
+    let mut model: Vec<Option<Aabb>> = vec![None; 300];
+    for step in 0..4000 {
+        let id = rng.below(model.len());
+        match (model[id], rng.below(3)) {
+            (None, _) => {
+                let b = random_box(&mut rng, 50.0);
+                tree.insert(&mut leaves, id as u32, b).unwrap();
+                model[id] = Some(b);
+            }
+            (Some(_), 0) => {
+                tree.remove(&mut leaves, id as u32).unwrap();
+                model[id] = None;
+            }
+            (Some(_), _) => {
+                let b = random_box(&mut rng, 50.0);
+                tree.move_leaf(&mut leaves, id as u32, b).unwrap();
+                model[id] = Some(b);
+            }
+        }
+        if let Err(e) = tree.validate(&leaves) {
+            panic!("step {step}: {e}");
+        }
+        if step % 50 == 0 {
+            let query = random_box(&mut rng, 50.0);
+            let expected: BTreeSet<u32> = (0..model.len())
+                .filter(|&i| model[i].is_some_and(|b| b.overlaps(&query)))
+                .map(|i| i as u32)
+                .collect();
+            assert_eq!(query_set(&tree, &leaves, &query), expected, "step {step}");
+            assert_eq!(tree.len(), model.iter().flatten().count());
+        }
+    }
+    // Emptying the tree leaves only free nodes.
+    for (id, slot) in model.iter().enumerate() {
+        if slot.is_some() {
+            tree.remove(&mut leaves, id as u32).unwrap();
+            tree.validate(&leaves).unwrap();
+        }
+    }
+    assert!(tree.is_empty());
+    assert_eq!(tree.height(), 0);
+}
+
+#[test]
+fn dynamic_tree_reinsertion_in_place_keeps_ancestors_enclosing() {
+    // Removing and re-inserting a leaf with the same box reuses the freed parent node, whose
+    // stale box then equals the new one: refitting must still reach the ancestors.
+    let mut rng = SplitMix64::new(13);
+    let boxes: Vec<Aabb> = (0..300).map(|_| random_box(&mut rng, 20.0)).collect();
+    let (mut tree, mut leaves) = tree_with(&boxes);
+    for round in 0..3 {
+        for (i, b) in boxes.iter().enumerate() {
+            tree.move_leaf(&mut leaves, i as u32, *b).unwrap();
+            if let Err(e) = tree.validate(&leaves) {
+                panic!("round {round}, leaf {i}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn dynamic_tree_rejects_misuse_without_damage() {
+    let boxes: Vec<Aabb> = (0..10).map(|i| cube(Vec3::splat(i as f32), 1.0)).collect();
+    let mut leaves = TreeLeaves::new();
+    let mut a = DynamicTree::new();
+    let mut b = DynamicTree::new();
+    for (i, bx) in boxes.iter().enumerate() {
+        let tree = if i % 2 == 0 { &mut a } else { &mut b };
+        tree.insert(&mut leaves, i as u32, *bx).unwrap();
+    }
+    assert!(
+        a.insert(&mut leaves, 2, boxes[2]).is_err(),
+        "already in this tree"
+    );
+    assert!(
+        a.insert(&mut leaves, 3, boxes[3]).is_err(),
+        "already in the other tree"
+    );
+    assert!(a.remove(&mut leaves, 3).is_err(), "in the other tree");
+    assert!(a.remove(&mut leaves, 99).is_err(), "in no tree");
+    assert!(
+        a.insert(&mut leaves, u32::MAX, boxes[0]).is_err(),
+        "id too large"
+    );
+    a.validate(&leaves).unwrap();
+    b.validate(&leaves).unwrap();
+    assert_eq!((a.len(), b.len()), (5, 5));
+    assert!(a.holds(&leaves, 4) && !a.holds(&leaves, 5) && b.holds(&leaves, 5));
+}
+
+fn brute_pairs(boxes: &[(u32, Aabb)], others: &[(u32, Aabb)], same: bool) -> BTreeSet<(u32, u32)> {
+    let mut pairs = BTreeSet::new();
+    for (k, &(i, a)) in boxes.iter().enumerate() {
+        let rest = if same { &others[k + 1..] } else { others };
+        for &(j, b) in rest {
+            if a.overlaps(&b) {
+                pairs.insert((i.min(j), i.max(j)));
+            }
+        }
+    }
+    pairs
+}
+
+#[test]
+fn dynamic_tree_pair_traversals_match_brute_force() {
+    let mut rng = SplitMix64::new(5);
+    let mut leaves = TreeLeaves::new();
+    let mut a = DynamicTree::new();
+    let mut b = DynamicTree::new();
+    let mut in_a = Vec::new();
+    let mut in_b = Vec::new();
+    for i in 0..400u32 {
+        let bx = random_box(&mut rng, 30.0);
+        if rng.chance(0.7) {
+            a.insert(&mut leaves, i, bx).unwrap();
+            in_a.push((i, bx));
+        } else {
+            b.insert(&mut leaves, i, bx).unwrap();
+            in_b.push((i, bx));
+        }
+    }
+    let mut stack = TraversalStack::new();
+    let mut found = BTreeSet::new();
+    a.self_pairs(&leaves, &mut stack, |x, y| {
+        assert!(found.insert((x.min(y), x.max(y))), "duplicate")
+    });
+    assert_eq!(found, brute_pairs(&in_a, &in_a, true));
+    assert!(!found.is_empty());
+    let mut across = BTreeSet::new();
+    a.pairs_with(&b, &leaves, &mut stack, |x, y| {
+        assert!(in_a.iter().any(|p| p.0 == x) && in_b.iter().any(|p| p.0 == y));
+        assert!(across.insert((x.min(y), x.max(y))), "duplicate");
+    });
+    assert_eq!(across, brute_pairs(&in_a, &in_b, false));
+}
+
+fn brute_hits(boxes: &[(u32, Aabb)], ray: &Ray) -> Vec<(f32, u32)> {
+    let mut hits: Vec<(f32, u32)> = boxes
+        .iter()
+        .filter_map(|&(i, b)| ray.hit_distance(&b).map(|d| (d, i)))
+        .collect();
+    hits.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    hits
+}
+
+fn test_rays(rng: &mut SplitMix64, world: f32) -> Vec<Ray> {
+    let mut rays = Vec::new();
+    for _ in 0..200 {
+        let origin = Vec3::new(
+            rng.range(-5.0, world),
+            rng.range(-5.0, world),
+            rng.range(-5.0, world),
+        );
+        let direction = match rng.below(5) {
+            0 => Vec3::X,
+            1 => -Vec3::Y,
+            2 => Vec3::ZERO,
+            3 => Vec3::new(1.0, 1.0, 0.0),
+            _ => Vec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            ),
+        };
+        let length = if rng.chance(0.2) {
+            f32::INFINITY
+        } else {
+            rng.range(0.0, world)
+        };
+        rays.push(Ray::new(origin, direction, length).unwrap());
+    }
+    rays
+}
+
+#[test]
+fn dynamic_tree_raycasts_match_brute_force_and_clip() {
+    let mut rng = SplitMix64::new(8);
+    // Integer lattice boxes: rays along axes run over faces, edges and corners.
+    let boxes: Vec<(u32, Aabb)> = (0..500u32)
+        .map(|i| {
+            let c = Vec3::new(
+                rng.below(12) as f32,
+                rng.below(12) as f32,
+                rng.below(12) as f32,
+            );
+            (
+                i,
+                Aabb::new(c, c + Vec3::splat(rng.below(3) as f32)).unwrap(),
+            )
+        })
+        .collect();
+    let mut leaves = TreeLeaves::new();
+    let mut tree = DynamicTree::new();
+    for &(i, b) in &boxes {
+        tree.insert(&mut leaves, i, b).unwrap();
+    }
+    let mut stack = TraversalStack::new();
+    for ray in test_rays(&mut rng, 12.0) {
+        let expected = brute_hits(&boxes, &ray);
+        let mut got = Vec::new();
+        let _ = tree.raycast(&leaves, &ray, &mut stack, |leaf, current| {
+            got.push((
+                current
+                    .hit_distance(leaves.fat_aabb(leaf).unwrap())
+                    .unwrap(),
+                leaf,
+            ));
+            RayVisit::Continue
+        });
+        got.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        assert_eq!(got, expected, "{ray:?}");
+        // Closest hit by clipping.
+        let mut best: Option<(f32, u32)> = None;
+        let _ = tree.raycast(&leaves, &ray, &mut stack, |leaf, current| {
+            if let Some(d) = current.hit_distance(leaves.fat_aabb(leaf).unwrap()) {
+                if best.is_none_or(|b| (d, leaf) < b) {
+                    best = Some((d, leaf));
+                    return RayVisit::Clip(d);
+                }
+            }
+            RayVisit::Continue
+        });
+        assert_eq!(best, expected.first().copied(), "{ray:?}");
+    }
+}
+
+fn bvh_input(rng: &mut SplitMix64, n: usize) -> (Vec<u32>, Vec<Aabb>) {
+    let items: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1).collect();
+    let boxes: Vec<Aabb> = (0..n).map(|_| random_box(rng, 40.0)).collect();
+    (items, boxes)
+}
+
+#[test]
+fn bvh_builds_are_valid_and_self_pairs_match_brute_force() {
+    let mut rng = SplitMix64::new(21);
+    let mut stack = TraversalStack::new();
+    for n in [1, 2, 3, 7, 64, 500] {
+        let (items, boxes) = bvh_input(&mut rng, n);
+        let tagged: Vec<(u32, Aabb)> = items.iter().copied().zip(boxes.iter().copied()).collect();
+        let expected = brute_pairs(&tagged, &tagged, true);
+        for build in BvhBuild::ALL {
+            let mut bvh = Bvh::new();
+            bvh.build(build, &items, &boxes).unwrap();
+            bvh.validate()
+                .unwrap_or_else(|e| panic!("{build}, {n}: {e}"));
+            assert_eq!(bvh.len(), n);
+            assert_eq!(bvh.node_count(), 2 * n - 1);
+            if build == BvhBuild::Median {
+                assert_eq!(
+                    bvh.height(),
+                    (n as f64).log2().ceil() as usize,
+                    "median is balanced"
+                );
+            }
+            assert!(bvh.height() <= n, "{build}: height {}", bvh.height());
+            for rule in DescendRule::ALL {
+                let mut found = BTreeSet::new();
+                bvh.self_pairs(rule, &mut stack, |a, b| {
+                    assert!(
+                        found.insert((a.min(b), a.max(b))),
+                        "{build} {rule}: duplicate"
+                    )
+                });
+                assert_eq!(found, expected, "{build} {rule}, {n} boxes");
+            }
+        }
+    }
+}
+
+#[test]
+fn bvh_degenerate_inputs() {
+    // Identical boxes, points on a plane, and far-apart huge boxes: every builder must finish
+    // with a valid tree and the exact pairs.
+    let mut rng = SplitMix64::new(4);
+    let identical = vec![cube(Vec3::ZERO, 1.0); 300];
+    let plane: Vec<Aabb> = (0..300)
+        .map(|_| {
+            Aabb::from_point(Vec3::new(rng.below(10) as f32, 0.0, rng.below(10) as f32)).unwrap()
+        })
+        .collect();
+    let far: Vec<Aabb> = (0..100)
+        .map(|i| {
+            let c = Vec3::splat(if i % 2 == 0 { 1e30 } else { -1e30 }) * (i % 5) as f32;
+            Aabb::new(
+                (c - Vec3::splat(3e38)).max(Vec3::splat(-f32::MAX)),
+                (c + Vec3::splat(1e29)).min(Vec3::splat(f32::MAX)),
+            )
+            .unwrap()
+        })
+        .collect();
+    for boxes in [&identical, &plane, &far] {
+        let items: Vec<u32> = (0..boxes.len() as u32).collect();
+        let tagged: Vec<(u32, Aabb)> = items.iter().copied().zip(boxes.iter().copied()).collect();
+        let expected = brute_pairs(&tagged, &tagged, true);
+        for build in BvhBuild::ALL {
+            let mut bvh = Bvh::new();
+            bvh.build(build, &items, boxes).unwrap();
+            bvh.validate().unwrap();
+            let mut found = BTreeSet::new();
+            bvh.self_pairs(
+                DescendRule::LargerVolume,
+                &mut TraversalStack::new(),
+                |a, b| {
+                    found.insert((a.min(b), a.max(b)));
+                },
+            );
+            assert_eq!(found, expected, "{build}");
+        }
+    }
+    // Identical boxes pair off in one round of bottom-up clustering: a balanced tree.
+    let items: Vec<u32> = (0..256).collect();
+    let mut bvh = Bvh::new();
+    bvh.build(BvhBuild::BottomUp, &items, &identical[..256])
+        .unwrap();
+    assert_eq!(bvh.height(), 8);
+}
+
+#[test]
+fn bvh_refit_queries_and_raycasts() {
+    let mut rng = SplitMix64::new(9);
+    let (items, mut boxes) = bvh_input(&mut rng, 300);
+    for build in BvhBuild::ALL {
+        let mut bvh = Bvh::new();
+        bvh.build(build, &items, &boxes).unwrap();
+        // Move everything, refit, and check structure and queries against the new boxes.
+        for b in &mut boxes {
+            let d = Vec3::new(
+                rng.range(-4.0, 4.0),
+                rng.range(-4.0, 4.0),
+                rng.range(-4.0, 4.0),
+            );
+            *b = Aabb::new(b.min() + d, b.max() + d).unwrap();
+        }
+        let by_item = |item: u32| boxes[((item - 1) / 3) as usize];
+        let area = bvh.refit(by_item);
+        bvh.validate().unwrap();
+        assert!((area - bvh.internal_area()).abs() <= 1e-9 * area.max(1.0));
+        let tagged: Vec<(u32, Aabb)> = items.iter().copied().zip(boxes.iter().copied()).collect();
+        let mut stack = TraversalStack::new();
+        for _ in 0..50 {
+            let query = random_box(&mut rng, 40.0);
+            let mut found = BTreeSet::new();
+            let _ = bvh.query(&query, &mut stack, |item| {
+                found.insert(item);
+                ControlFlow::Continue(())
+            });
+            let expected: BTreeSet<u32> = tagged
+                .iter()
+                .filter(|p| p.1.overlaps(&query))
+                .map(|p| p.0)
+                .collect();
+            assert_eq!(found, expected);
+        }
+        for ray in test_rays(&mut rng, 40.0) {
+            let expected = brute_hits(&tagged, &ray);
+            let mut got = Vec::new();
+            let _ = bvh.raycast(&ray, &mut stack, |item, current| {
+                got.push((current.hit_distance(&by_item(item)).unwrap(), item));
+                RayVisit::Continue
+            });
+            got.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            assert_eq!(got, expected);
+        }
+    }
+}
+
+#[test]
+fn option_spellings_round_trip() {
+    for build in BvhBuild::ALL {
+        assert_eq!(build.to_string().parse::<BvhBuild>().unwrap(), build);
+    }
+    for rule in DescendRule::ALL {
+        assert_eq!(rule.to_string().parse::<DescendRule>().unwrap(), rule);
+    }
+    assert_eq!("bottom-up".parse::<BvhBuild>().unwrap(), BvhBuild::BottomUp);
+    assert_eq!(
+        "larger-volume".parse::<DescendRule>().unwrap(),
+        DescendRule::LargerVolume
+    );
+    assert!("Median".parse::<BvhBuild>().is_err());
+    assert!("larger".parse::<DescendRule>().is_err());
+}
