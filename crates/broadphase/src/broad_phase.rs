@@ -4,7 +4,9 @@ use std::ops::ControlFlow;
 
 use crate::pair_set::key_indices;
 use crate::query::{is_closer, sort_hits, Ray, RayHit};
-use crate::{Aabb, CollisionFilter, Pair, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result};
+use crate::{
+    Aabb, CollisionFilter, Pair, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
+};
 
 /// A broad phase: keeps a set of boxes and the exact set of pairs among them that overlap.
 ///
@@ -73,7 +75,10 @@ pub trait BroadPhase {
     ) {
         let proxies = self.proxies();
         for i in proxies.live_slots() {
-            if proxies.filter(i).allows(filter) && proxies.aabb(i).overlaps(aabb) && visitor(proxies.id(i)).is_break() {
+            if proxies.filter(i).allows(filter)
+                && proxies.aabb(i).overlaps(aabb)
+                && visitor(proxies.id(i)).is_break()
+            {
                 return;
             }
         }
@@ -83,14 +88,24 @@ pub trait BroadPhase {
     /// `filter` allow each other, with the entry distance, in no particular order, until it
     /// returns `Break`. Same freshness rule as [`BroadPhase::query_aabb_with`]. The provided
     /// version scans all proxies.
-    fn raycast_with(&self, ray: &Ray, filter: CollisionFilter, visitor: &mut dyn FnMut(RayHit) -> ControlFlow<()>) {
+    fn raycast_with(
+        &self,
+        ray: &Ray,
+        filter: CollisionFilter,
+        visitor: &mut dyn FnMut(RayHit) -> ControlFlow<()>,
+    ) {
         let proxies = self.proxies();
         for i in proxies.live_slots() {
             if !proxies.filter(i).allows(filter) {
                 continue;
             }
             if let Some(distance) = ray.hit_distance(proxies.aabb(i)) {
-                if visitor(RayHit { id: proxies.id(i), distance }).is_break() {
+                if visitor(RayHit {
+                    id: proxies.id(i),
+                    distance,
+                })
+                .is_break()
+                {
                     return;
                 }
             }

@@ -1,7 +1,9 @@
 //! Brute force: every pair tested at every update. The oracle of every test.
 
 use crate::pair_tracker::PairTracker;
-use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result};
+use crate::{
+    Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
+};
 
 /// Tests all pairs of proxies at each update: O(n²) time, O(n) memory besides the pairs.
 ///

@@ -235,7 +235,8 @@ impl PairSet {
 
     /// Bytes held by the set's arrays.
     pub fn memory_bytes(&self) -> usize {
-        self.keys.capacity() * 8 + (self.tags.capacity() + self.next.capacity() + self.heads.capacity()) * 4
+        self.keys.capacity() * 8
+            + (self.tags.capacity() + self.next.capacity() + self.heads.capacity()) * 4
     }
 }
 
@@ -250,7 +251,9 @@ mod tests {
         let mut model = BTreeSet::new();
         let mut state = 12345u64;
         for step in 0..200_000u32 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let a = ((state >> 33) % 300) as u32;
             let b = ((state >> 13) % 300) as u32;
             if a == b {

@@ -241,7 +241,9 @@ mod tests {
         let mut table = ProxyTable::new();
         for _ in 0..n {
             let aabb = Aabb::from_arrays([0.0; 3], [1.0; 3]).unwrap();
-            table.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL).unwrap();
+            table
+                .insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
+                .unwrap();
         }
         table
     }
@@ -304,7 +306,10 @@ mod tests {
         tracker.remove_pairs_of_removed(&proxies);
         tracker.finish(&proxies, &mut events);
         assert_eq!(events.ended.len(), 2);
-        assert!(events.ended.iter().all(|p| p.a == removed || p.b == removed));
+        assert!(events
+            .ended
+            .iter()
+            .all(|p| p.a == removed || p.b == removed));
         assert!(tracker.is_empty());
     }
 }

@@ -124,7 +124,12 @@ impl ProxyTable {
     }
 
     /// Adds a proxy and returns its id.
-    pub fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+    pub fn insert(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+    ) -> Result<ProxyId> {
         let index = match self.free.pop() {
             Some(index) => {
                 let i = index as usize;
@@ -135,7 +140,8 @@ impl ProxyTable {
                 index
             }
             None => {
-                let index = u32::try_from(self.aabbs.len()).map_err(|_| Error::CapacityExhausted)?;
+                let index =
+                    u32::try_from(self.aabbs.len()).map_err(|_| Error::CapacityExhausted)?;
                 if index == u32::MAX {
                     return Err(Error::CapacityExhausted);
                 }
@@ -322,14 +328,20 @@ mod tests {
     #[test]
     fn stale_ids_are_rejected_after_reuse() {
         let mut table = ProxyTable::new();
-        let a = table.insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL).unwrap();
+        let a = table
+            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .unwrap();
         table.remove(a).unwrap();
         assert_eq!(table.remove(a), Err(Error::StaleProxy(a)));
         // Not reused before release: the next insert takes a fresh slot.
-        let b = table.insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL).unwrap();
+        let b = table
+            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .unwrap();
         assert_ne!(a.index(), b.index());
         table.release_removed();
-        let c = table.insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL).unwrap();
+        let c = table
+            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .unwrap();
         assert_eq!(c.index(), a.index());
         assert_ne!(c.generation(), a.generation());
         assert_eq!(table.index_of(a), Err(Error::StaleProxy(a)));
@@ -343,11 +355,21 @@ mod tests {
     #[test]
     fn filters_and_static_pairs() {
         let mut table = ProxyTable::new();
-        let s1 = table.insert(unit(), ProxyKind::Static, CollisionFilter::ALL).unwrap();
-        let s2 = table.insert(unit(), ProxyKind::Static, CollisionFilter::ALL).unwrap();
-        let d = table.insert(unit(), ProxyKind::Dynamic, CollisionFilter::new(0b01, 0b10)).unwrap();
-        let e = table.insert(unit(), ProxyKind::Dynamic, CollisionFilter::new(0b10, 0b01)).unwrap();
-        let f = table.insert(unit(), ProxyKind::Dynamic, CollisionFilter::new(0b01, 0b01)).unwrap();
+        let s1 = table
+            .insert(unit(), ProxyKind::Static, CollisionFilter::ALL)
+            .unwrap();
+        let s2 = table
+            .insert(unit(), ProxyKind::Static, CollisionFilter::ALL)
+            .unwrap();
+        let d = table
+            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::new(0b01, 0b10))
+            .unwrap();
+        let e = table
+            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::new(0b10, 0b01))
+            .unwrap();
+        let f = table
+            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::new(0b01, 0b01))
+            .unwrap();
         let idx = |id: ProxyId| id.index() as usize;
         assert!(!table.is_pair(idx(s1), idx(s2)));
         assert!(table.is_pair(idx(s1), idx(d)));
@@ -361,14 +383,20 @@ mod tests {
     fn clear_invalidates_everything() {
         let mut table = ProxyTable::new();
         let ids: Vec<_> = (0..4)
-            .map(|_| table.insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL).unwrap())
+            .map(|_| {
+                table
+                    .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                    .unwrap()
+            })
             .collect();
         table.clear();
         assert!(table.is_empty());
         for id in ids {
             assert!(table.index_of(id).is_err());
         }
-        let fresh = table.insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL).unwrap();
+        let fresh = table
+            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .unwrap();
         assert_eq!(fresh.index(), 0);
     }
 }

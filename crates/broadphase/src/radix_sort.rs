@@ -72,10 +72,25 @@ mod tests {
     #[test]
     fn key_order_matches_float_order() {
         let values = [
-            -f32::MAX, -1e30, -1.0, -f32::MIN_POSITIVE, -1e-45, -0.0, 0.0, 1e-45, 1.0, 1e30, f32::MAX,
+            -f32::MAX,
+            -1e30,
+            -1.0,
+            -f32::MIN_POSITIVE,
+            -1e-45,
+            -0.0,
+            0.0,
+            1e-45,
+            1.0,
+            1e30,
+            f32::MAX,
         ];
         for w in values.windows(2) {
-            assert!(sortable_key(w[0]) <= sortable_key(w[1]), "{} {}", w[0], w[1]);
+            assert!(
+                sortable_key(w[0]) <= sortable_key(w[1]),
+                "{} {}",
+                w[0],
+                w[1]
+            );
         }
         assert_eq!(sortable_key(-0.0), sortable_key(0.0));
     }

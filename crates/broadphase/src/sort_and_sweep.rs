@@ -3,7 +3,9 @@
 
 use crate::pair_tracker::PairTracker;
 use crate::radix_sort::{radix_sort_keys, sortable_key};
-use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result};
+use crate::{
+    Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
+};
 
 /// Sort and sweep with radix sort on the axis of largest variance of the box centres
 /// (Ericson, via the thesis ch. 2.3.1).

@@ -7,7 +7,9 @@
 //! an update is proportional to the number of swaps, which temporal coherence keeps small.
 
 use crate::pair_tracker::PairTracker;
-use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result};
+use crate::{
+    Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
+};
 
 /// An endpoint: the coordinate, and the slot index shifted left by one with the low bit set
 /// for a maximum.
@@ -34,7 +36,8 @@ impl Endpoint {
     /// intervals count as overlapping (closed boxes).
     #[inline]
     fn precedes(self, other: Endpoint) -> bool {
-        self.value < other.value || (self.value == other.value && (self.data & 1) < (other.data & 1))
+        self.value < other.value
+            || (self.value == other.value && (self.data & 1) < (other.data & 1))
     }
 }
 
@@ -126,7 +129,12 @@ impl SweepAndPrune {
 
     fn reindex(&mut self) {
         for (axis, endpoints) in self.axes.iter().enumerate() {
-            for (position, e) in endpoints.iter().enumerate().skip(1).take(endpoints.len() - 2) {
+            for (position, e) in endpoints
+                .iter()
+                .enumerate()
+                .skip(1)
+                .take(endpoints.len() - 2)
+            {
                 self.positions[e.slot()][axis * 2 + e.is_max() as usize] = position as u32;
             }
         }
@@ -256,18 +264,24 @@ impl SweepAndPrune {
             self.new_endpoints.clear();
             for &slot in &self.inserted {
                 let b = self.proxies.aabb(slot as usize);
-                self.new_endpoints.push(endpoint(b.min()[axis], slot as usize, false));
-                self.new_endpoints.push(endpoint(b.max()[axis], slot as usize, true));
+                self.new_endpoints
+                    .push(endpoint(b.min()[axis], slot as usize, false));
+                self.new_endpoints
+                    .push(endpoint(b.max()[axis], slot as usize, true));
             }
-            self.new_endpoints
-                .sort_unstable_by(|a, b| a.value.total_cmp(&b.value).then((a.data & 1).cmp(&(b.data & 1))));
+            self.new_endpoints.sort_unstable_by(|a, b| {
+                a.value
+                    .total_cmp(&b.value)
+                    .then((a.data & 1).cmp(&(b.data & 1)))
+            });
             let old = &self.axes[axis];
             self.merged.clear();
             self.merged.push(old[0]);
             let (mut i, mut j) = (1, 0);
             let old_end = old.len() - 1;
             while i < old_end || j < self.new_endpoints.len() {
-                let take_new = i == old_end || (j < self.new_endpoints.len() && self.new_endpoints[j].precedes(old[i]));
+                let take_new = i == old_end
+                    || (j < self.new_endpoints.len() && self.new_endpoints[j].precedes(old[i]));
                 if take_new {
                     self.merged.push(self.new_endpoints[j]);
                     j += 1;
@@ -296,7 +310,11 @@ impl SweepAndPrune {
             let slot = e.slot();
             let fresh = self.is_new[slot];
             if e.is_max() {
-                let list = if fresh { &mut self.active_new } else { &mut self.active_old };
+                let list = if fresh {
+                    &mut self.active_new
+                } else {
+                    &mut self.active_old
+                };
                 let at = self.active_position[slot] as usize;
                 list.swap_remove(at);
                 if let Some(&moved) = list.get(at) {
@@ -311,7 +329,11 @@ impl SweepAndPrune {
                         self.pairs.add(slot as u32, other as u32);
                     }
                 }
-                let list = if fresh { &mut self.active_new } else { &mut self.active_old };
+                let list = if fresh {
+                    &mut self.active_new
+                } else {
+                    &mut self.active_old
+                };
                 self.active_position[slot] = list.len() as u32;
                 list.push(slot as u32);
             }

@@ -16,7 +16,9 @@ use std::fmt;
 
 use glam::Vec3;
 
-use crate::{Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Ray, RayHit};
+use crate::{
+    Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Ray, RayHit,
+};
 
 /// A small deterministic generator (SplitMix64): the same seed gives the same operations on
 /// every platform and version.
@@ -91,11 +93,21 @@ impl Scenario {
         let snap = |v: f32| (v * 4.0).round() / 4.0;
         let (min, max) = match self {
             Scenario::Mixed => {
-                let c = Vec3::new(rng.range(0.0, 40.0), rng.range(0.0, 40.0), rng.range(0.0, 40.0)).map(snap);
+                let c = Vec3::new(
+                    rng.range(0.0, 40.0),
+                    rng.range(0.0, 40.0),
+                    rng.range(0.0, 40.0),
+                )
+                .map(snap);
                 let h = if rng.chance(0.1) {
                     Vec3::ZERO
                 } else {
-                    Vec3::new(rng.range(0.0, 4.0), rng.range(0.0, 4.0), rng.range(0.0, 4.0)).map(snap)
+                    Vec3::new(
+                        rng.range(0.0, 4.0),
+                        rng.range(0.0, 4.0),
+                        rng.range(0.0, 4.0),
+                    )
+                    .map(snap)
                 };
                 (c - h, c + h)
             }
@@ -106,7 +118,11 @@ impl Scenario {
                 (c - Vec3::new(h.x, 0.0, h.z), c + Vec3::new(h.x, 1.0, h.z))
             }
             Scenario::HugeAndTiny => {
-                let c = Vec3::new(rng.range(0.0, 30.0), rng.range(0.0, 30.0), rng.range(0.0, 30.0));
+                let c = Vec3::new(
+                    rng.range(0.0, 30.0),
+                    rng.range(0.0, 30.0),
+                    rng.range(0.0, 30.0),
+                );
                 let h = match rng.below(10) {
                     0 => Vec3::splat(1e4),
                     1..=3 => Vec3::ZERO,
@@ -116,15 +132,32 @@ impl Scenario {
             }
             Scenario::Far => {
                 let scale = if rng.chance(0.5) { 1e30 } else { 10.0 };
-                let c = Vec3::new(rng.range(-4.0, 4.0), rng.range(-4.0, 4.0), rng.range(-4.0, 4.0)).map(|v| v.round() * scale);
+                let c = Vec3::new(
+                    rng.range(-4.0, 4.0),
+                    rng.range(-4.0, 4.0),
+                    rng.range(-4.0, 4.0),
+                )
+                .map(|v| v.round() * scale);
                 let h = Vec3::splat(rng.range(0.0, 1.0) * scale);
-                let h = if rng.chance(0.1) { Vec3::splat(3e38) } else { h };
+                let h = if rng.chance(0.1) {
+                    Vec3::splat(3e38)
+                } else {
+                    h
+                };
                 let limit = Vec3::splat(f32::MAX);
                 ((c - h).clamp(-limit, limit), (c + h).clamp(-limit, limit))
             }
             Scenario::Touching => {
-                let c = Vec3::new(rng.below(12) as f32, rng.below(12) as f32, rng.below(12) as f32);
-                let h = if rng.chance(0.2) { Vec3::ZERO } else { Vec3::splat(0.5) };
+                let c = Vec3::new(
+                    rng.below(12) as f32,
+                    rng.below(12) as f32,
+                    rng.below(12) as f32,
+                );
+                let h = if rng.chance(0.2) {
+                    Vec3::ZERO
+                } else {
+                    Vec3::splat(0.5)
+                };
                 (c - h, c + h)
             }
         };
@@ -140,7 +173,11 @@ impl Scenario {
                 let c = aabb.center();
                 let factor = [0.0, 0.5, 2.0][rng.below(3)];
                 let h = (aabb.extents() * 0.5 * factor).min(Vec3::splat(1e38));
-                Aabb::new((c - h).max(Vec3::splat(-f32::MAX)), (c + h).min(Vec3::splat(f32::MAX))).unwrap_or(*aabb)
+                Aabb::new(
+                    (c - h).max(Vec3::splat(-f32::MAX)),
+                    (c + h).min(Vec3::splat(f32::MAX)),
+                )
+                .unwrap_or(*aabb)
             }
             _ => {
                 let step = match self {
@@ -150,7 +187,11 @@ impl Scenario {
                 };
                 let d = Vec3::new(
                     rng.below(5) as f32 - 2.0,
-                    if self == Scenario::Plane { 0.0 } else { rng.below(5) as f32 - 2.0 },
+                    if self == Scenario::Plane {
+                        0.0
+                    } else {
+                        rng.below(5) as f32 - 2.0
+                    },
                     rng.below(5) as f32 - 2.0,
                 ) * step;
                 Aabb::new(aabb.min() + d, aabb.max() + d).unwrap_or(*aabb)
@@ -303,7 +344,9 @@ impl Verifier {
             let id = self.ids[k][handle as usize];
             let result = self.algorithms[k].set_aabb(id, aabb);
             let name = self.algorithms[k].name();
-            self.check(result.is_ok(), || format!("{name}: set_aabb({id}) failed: {result:?}"));
+            self.check(result.is_ok(), || {
+                format!("{name}: set_aabb({id}) failed: {result:?}")
+            });
         }
     }
 
@@ -315,7 +358,9 @@ impl Verifier {
             let id = self.ids[k][handle as usize];
             let result = self.algorithms[k].remove(id);
             let name = self.algorithms[k].name();
-            self.check(result.is_ok(), || format!("{name}: remove({id}) failed: {result:?}"));
+            self.check(result.is_ok(), || {
+                format!("{name}: remove({id}) failed: {result:?}")
+            });
         }
     }
 
@@ -365,27 +410,49 @@ impl Verifier {
             let mut events = std::mem::take(&mut self.events);
             self.algorithms[k].update(&mut events);
             let name = self.algorithms[k].name();
-            let mut begun: Vec<_> = events.begun.iter().map(|p| self.handle_pair(k, p.a, p.b)).collect();
-            let mut ended: Vec<_> = events.ended.iter().map(|p| self.handle_pair(k, p.a, p.b)).collect();
+            let mut begun: Vec<_> = events
+                .begun
+                .iter()
+                .map(|p| self.handle_pair(k, p.a, p.b))
+                .collect();
+            let mut ended: Vec<_> = events
+                .ended
+                .iter()
+                .map(|p| self.handle_pair(k, p.a, p.b))
+                .collect();
             begun.sort_unstable();
             ended.sort_unstable();
             self.events = events;
             self.check(begun == expected_begun, || {
-                format!("{name}: begun events differ: {}", describe_difference(&begun, &expected_begun))
+                format!(
+                    "{name}: begun events differ: {}",
+                    describe_difference(&begun, &expected_begun)
+                )
             });
             self.check(ended == expected_ended, || {
-                format!("{name}: ended events differ: {}", describe_difference(&ended, &expected_ended))
+                format!(
+                    "{name}: ended events differ: {}",
+                    describe_difference(&ended, &expected_ended)
+                )
             });
             self.algorithms[k].pairs(&mut pairs);
-            let mut listed: Vec<_> = pairs.iter().map(|p| self.handle_pair(k, p.a, p.b)).collect();
+            let mut listed: Vec<_> = pairs
+                .iter()
+                .map(|p| self.handle_pair(k, p.a, p.b))
+                .collect();
             listed.sort_unstable();
             let expected_list: Vec<_> = expected.iter().copied().collect();
             self.check(listed == expected_list, || {
-                format!("{name}: pair set differs: {}", describe_difference(&listed, &expected_list))
+                format!(
+                    "{name}: pair set differs: {}",
+                    describe_difference(&listed, &expected_list)
+                )
             });
             let count = self.algorithms[k].len();
             let live = self.live.len();
-            self.check(count == live, || format!("{name}: len() is {count}, expected {live}"));
+            self.check(count == live, || {
+                format!("{name}: len() is {count}, expected {live}")
+            });
         }
         self.previous = expected;
         self.report.steps += 1;
@@ -414,21 +481,35 @@ impl Verifier {
         for k in 0..self.algorithms.len() {
             let name = self.algorithms[k].name();
             self.algorithms[k].query_aabb(query, filter, &mut ids);
-            let mut got: Vec<u32> = ids.iter().map(|id| self.handles_by_slot[k][id.index() as usize]).collect();
+            let mut got: Vec<u32> = ids
+                .iter()
+                .map(|id| self.handles_by_slot[k][id.index() as usize])
+                .collect();
             got.sort_unstable();
-            self.check(got == expected_boxes, || format!("{name}: query_aabb {got:?} != {expected_boxes:?}"));
+            self.check(got == expected_boxes, || {
+                format!("{name}: query_aabb {got:?} != {expected_boxes:?}")
+            });
             self.algorithms[k].raycast(ray, filter, &mut hits);
             let mut got: Vec<(f32, u32)> = hits
                 .iter()
-                .map(|hit| (hit.distance, self.handles_by_slot[k][hit.id.index() as usize]))
+                .map(|hit| {
+                    (
+                        hit.distance,
+                        self.handles_by_slot[k][hit.id.index() as usize],
+                    )
+                })
                 .collect();
             // Equal distances may come in slot order, which differs from handle order.
             got.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            self.check(got == expected_hits, || format!("{name}: raycast {got:?} != {expected_hits:?}"));
+            self.check(got == expected_hits, || {
+                format!("{name}: raycast {got:?} != {expected_hits:?}")
+            });
             let closest = self.algorithms[k].raycast_closest(ray, filter);
             let expected_distance = expected_hits.first().map(|h| h.0);
             self.check(closest.map(|h| h.distance) == expected_distance, || {
-                format!("{name}: raycast_closest {closest:?}, expected distance {expected_distance:?}")
+                format!(
+                    "{name}: raycast_closest {closest:?}, expected distance {expected_distance:?}"
+                )
             });
         }
     }
@@ -482,7 +563,11 @@ impl Verifier {
         };
         for _ in 0..inserts {
             let aabb = scenario.random_box(rng);
-            let kind = if rng.chance(0.2) { ProxyKind::Static } else { ProxyKind::Dynamic };
+            let kind = if rng.chance(0.2) {
+                ProxyKind::Static
+            } else {
+                ProxyKind::Dynamic
+            };
             let filter = match rng.below(8) {
                 0 => CollisionFilter::new(1, 2),
                 1 => CollisionFilter::new(2, 1),
@@ -491,7 +576,11 @@ impl Verifier {
             };
             self.insert(aabb, kind, filter);
         }
-        let removals = if self.live.len() > objects / 2 { rng.below(3) } else { 0 };
+        let removals = if self.live.len() > objects / 2 {
+            rng.below(3)
+        } else {
+            0
+        };
         for _ in 0..removals {
             if self.live.is_empty() {
                 break;
@@ -521,10 +610,22 @@ impl Verifier {
                 0 => Vec3::X,
                 1 => Vec3::new(0.0, -1.0, 0.0),
                 2 => Vec3::ZERO,
-                _ => Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)),
+                _ => Vec3::new(
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                ),
             };
-            let length = if rng.chance(0.1) { f32::INFINITY } else { rng.range(0.0, 100.0) };
-            let filter = if rng.chance(0.5) { CollisionFilter::ALL } else { CollisionFilter::new(1, 1) };
+            let length = if rng.chance(0.1) {
+                f32::INFINITY
+            } else {
+                rng.range(0.0, 100.0)
+            };
+            let filter = if rng.chance(0.5) {
+                CollisionFilter::ALL
+            } else {
+                CollisionFilter::new(1, 1)
+            };
             let ray = Ray::new(origin, direction, length).expect("finite ray");
             self.check_queries(&query, &ray, filter);
         }

@@ -1,11 +1,14 @@
 //! Every algorithm against the exact model, on every scenario, through `verify`.
 
-use broadphase::verify::{Scenario, VerifyConfig, Verifier};
+use broadphase::verify::{Scenario, Verifier, VerifyConfig};
 use broadphase::{create, ALGORITHMS};
 use proptest::prelude::*;
 
 fn all_algorithms() -> Vec<Box<dyn broadphase::BroadPhase>> {
-    ALGORITHMS.iter().map(|name| create(name, &Default::default()).unwrap()).collect()
+    ALGORITHMS
+        .iter()
+        .map(|name| create(name, &Default::default()).unwrap())
+        .collect()
 }
 
 #[test]
@@ -20,7 +23,11 @@ fn every_scenario_every_algorithm() {
             };
             let report = Verifier::new(all_algorithms()).run(&config);
             assert!(report.checks > 0);
-            assert_eq!(report.mismatches, 0, "{scenario}, {objects} objects: {:?}", report.first_mismatch);
+            assert_eq!(
+                report.mismatches, 0,
+                "{scenario}, {objects} objects: {:?}",
+                report.first_mismatch
+            );
         }
     }
 }

@@ -1,0 +1,1 @@
+//! Reproductions (placeholder).
