@@ -6,8 +6,10 @@ fn main() {
     let secs: f64 = args.get(3).map(|s| s.parse().unwrap()).unwrap_or(1.0);
     let check = args.get(4).map(|s| s == "check").unwrap_or(false);
     for m in Method::ALL {
-        if m == Method::AllPairs && n > 2048 {
-            continue;
+        if let Some(only) = args.get(5) {
+            if !only.split(',').any(|o| o == m.name()) {
+                continue;
+            }
         }
         let cfg = RunConfig {
             scene: SceneConfig::new(n, dim, 1),
@@ -29,3 +31,6 @@ fn main() {
         }
     }
 }
+
+#[allow(dead_code)]
+fn stats_only() {}

@@ -72,7 +72,11 @@ impl Calendar {
         let (mut best_time, mut best_key) =
             wall_event(world, i).unwrap_or((f64::INFINITY, u64::MAX));
         let mut partner_counter = 0;
-        let (p, v, t) = (world.position[i], world.velocity[i], world.time[i]);
+        let (p, v, t) = (
+            world.motion[i].position,
+            world.motion[i].velocity,
+            world.motion[i].time,
+        );
         let coord = self.grid.coord[i];
         for axis in 0..world.dim {
             let (boundary, direction) = if v[axis] > 0.0 && coord[axis] + 1 < self.grid.cells[axis]

@@ -25,7 +25,7 @@ impl CellGrid {
     pub(crate) fn new(world: &World, now: f64) -> Self {
         let n = world.len();
         let dim = world.dim;
-        let max_diameter = 2.0 * world.radius.iter().fold(0.0f64, |m, &r| m.max(r));
+        let max_diameter = 2.0 * world.motion.iter().fold(0.0f64, |m, b| m.max(b.radius));
         let mut min_width = max_diameter * (1.0 + 1e-6);
         let cell_limit = 4.0 * n as f64 + 64.0;
         let mut cells = [1u32; 3];

@@ -31,17 +31,17 @@ pub(crate) fn resolve_collision(world: &mut World, a: usize, b: usize, t: f64) {
     let pb = world.position_at(b, t);
     let (va, vb) = elastic_velocities(
         world.mass[a],
-        world.velocity[a],
+        world.motion[a].velocity,
         world.mass[b],
-        world.velocity[b],
+        world.motion[b].velocity,
         sub(pb, pa),
     );
-    world.position[a] = pa;
-    world.position[b] = pb;
-    world.time[a] = t;
-    world.time[b] = t;
-    world.velocity[a] = va;
-    world.velocity[b] = vb;
+    world.motion[a].position = pa;
+    world.motion[b].position = pb;
+    world.motion[a].time = t;
+    world.motion[b].time = t;
+    world.motion[a].velocity = va;
+    world.motion[b].velocity = vb;
 }
 
 /// Moves body `i` to time `t` onto wall `wall` (`2 * axis + side`) and reflects its velocity.
@@ -50,11 +50,11 @@ pub(crate) fn resolve_wall(world: &mut World, i: usize, wall: u32, t: f64) {
     let mut p = world.position_at(i, t);
     // Snap onto the wall: the contact position is known exactly, which stops rounding drift.
     p[axis] = if wall % 2 == 0 {
-        world.radius[i]
+        world.motion[i].radius
     } else {
-        world.size[axis] - world.radius[i]
+        world.size[axis] - world.motion[i].radius
     };
-    world.position[i] = p;
-    world.time[i] = t;
-    world.velocity[i][axis] = -world.velocity[i][axis];
+    world.motion[i].position = p;
+    world.motion[i].time = t;
+    world.motion[i].velocity[axis] = -world.motion[i].velocity[axis];
 }

@@ -82,15 +82,11 @@ impl SceneRng {
     pub(crate) fn range(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.unit()
     }
-
-    fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
 }
 
-/// Generates the benchmark scene: N bodies with radii uniform in the interval, placed without
-/// overlap on randomly chosen sites of a lattice (spacing just over the largest diameter, each
-/// body jittered inside its site) in a square/cube sized for the packing fraction; speeds
+/// Generates the benchmark scene: N bodies with radii uniform in the interval, placed
+/// uniformly at random without overlap (random sequential addition, checked against a cell
+/// grid) in a square/cube sized for the packing fraction, then numbered in grid order; speeds
 /// uniform in `[0, diagonal / 1 s]`, directions uniform.
 ///
 /// Errors: zero objects, dimension not 2 or 3, a bad radius interval or packing fraction, or
@@ -130,35 +126,85 @@ pub fn generate_scene(config: &SceneConfig) -> Result<World, CcdError> {
     };
     let body_volume: f64 = radii.iter().map(|r| unit_volume * r.powi(dim as i32)).sum();
     let side = (body_volume / fraction).powf(1.0 / dim as f64);
-    let spacing = 2.0 * r_max * (1.0 + 1e-3);
-    let per_side = (side / spacing).floor() as usize;
-    let sites = per_side.checked_pow(dim as u32).unwrap_or(usize::MAX);
-    if per_side == 0 || sites < n {
+    // Random sequential placement against a grid of cells one maximum diameter wide.
+    let limit = if dim == 2 { 0.9069 } else { 0.7405 };
+    if fraction >= limit {
         return Err(CcdError::DoesNotFit {
             objects: n,
             reason: format!(
-                "a {dim}D box of side {side:.4} (packing fraction {fraction}) holds only {sites} non-overlapping sites of spacing {spacing:.4}; lower the packing fraction"
+                "packing fraction {fraction} exceeds the densest packing ({limit}) in {dim}D"
             ),
         });
     }
-    let width = side / per_side as f64;
-    // Partial Fisher-Yates: the first n entries become a uniform random choice of sites.
-    let mut site_ids: Vec<u32> = (0..sites as u32).collect();
-    for k in 0..n {
-        let pick = k + rng.below(sites - k);
-        site_ids.swap(k, pick);
+    let cells_per_side = ((side / (2.0 * r_max)).floor() as usize).clamp(1, 1 << 20);
+    let cell_width = side / cells_per_side as f64;
+    let cell_of = |p: &[f64; 3]| -> [usize; 3] {
+        let mut c = [0usize; 3];
+        for k in 0..dim {
+            c[k] = ((p[k] / cell_width) as usize).min(cells_per_side - 1);
+        }
+        c
+    };
+    let flat = |c: [usize; 3]| c[0] + cells_per_side * (c[1] + cells_per_side * c[2]);
+    let mut cells: Vec<Vec<u32>> = vec![Vec::new(); cells_per_side.pow(dim as u32)];
+    let mut positions: Vec<[f64; 3]> = Vec::with_capacity(n);
+    const ATTEMPTS: usize = 10_000;
+    for (k, &radius) in radii.iter().enumerate() {
+        let mut placed = false;
+        for _ in 0..ATTEMPTS {
+            let mut p = [0.0; 3];
+            for c in p.iter_mut().take(dim) {
+                *c = rng.range(radius, side - radius);
+            }
+            let c = cell_of(&p);
+            let mut free = true;
+            'search: for dz in 0..if dim == 3 { 3 } else { 1 } {
+                for dy in 0..3 {
+                    for dx in 0..3 {
+                        let q = [c[0] + dx, c[1] + dy, c[2] + dz];
+                        if q[0] == 0
+                            || q[1] == 0
+                            || (dim == 3 && q[2] == 0)
+                            || q[0] > cells_per_side
+                            || q[1] > cells_per_side
+                            || q[2] > cells_per_side
+                        {
+                            continue;
+                        }
+                        let cell = [q[0] - 1, q[1] - 1, if dim == 3 { q[2] - 1 } else { 0 }];
+                        for &j in &cells[flat(cell)] {
+                            let other = positions[j as usize];
+                            let d: f64 = (0..dim).map(|a| (p[a] - other[a]).powi(2)).sum();
+                            let sum = radius + radii[j as usize];
+                            if d < sum * sum * (1.0 + 1e-9) {
+                                free = false;
+                                break 'search;
+                            }
+                        }
+                    }
+                }
+            }
+            if free {
+                cells[flat(c)].push(k as u32);
+                positions.push(p);
+                placed = true;
+                break;
+            }
+        }
+        if !placed {
+            return Err(CcdError::DoesNotFit {
+                objects: n,
+                reason: format!("object {k} found no free place in {ATTEMPTS} random tries at packing fraction {fraction}; lower it"),
+            });
+        }
     }
+    // Number bodies in grid-cell order so that spatial neighbours are close in memory.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&k| flat(cell_of(&positions[k])));
     let max_speed = side * (dim as f64).sqrt();
     let mut bodies = Vec::with_capacity(n);
-    for (k, &radius) in radii.iter().enumerate() {
-        let mut site = site_ids[k] as usize;
-        let mut position = [0.0; 3];
-        for p in position.iter_mut().take(dim) {
-            let cell = site % per_side;
-            site /= per_side;
-            let slack = ((0.5 * width - radius) * (1.0 - 1e-9)).max(0.0);
-            *p = (cell as f64 + 0.5) * width + rng.range(-slack, slack);
-        }
+    for k in order {
+        let (position, radius) = (positions[k], radii[k]);
         let speed = rng.range(0.0, max_speed);
         let direction = if dim == 2 {
             let angle = rng.range(0.0, std::f64::consts::TAU);

@@ -55,7 +55,6 @@ impl FromStr for Method {
 
 /// Tuning options of the next-event finders.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-#[non_exhaustive]
 pub struct FinderOptions {
     /// Constants of [`Method::SweptBvh`].
     pub swept_bvh: SweptBvhOptions,

@@ -22,7 +22,6 @@ use crate::world::World;
 
 /// Constants of the adaptive time step and the rebuild policy of [`crate::Method::SweptBvh`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[non_exhaustive]
 pub struct SweptBvhOptions {
     /// Δt of the first search, > 0.
     pub initial_time_step: f64,
@@ -194,11 +193,11 @@ impl SweptBvh {
             let link = self.node_link[node];
             if link & LEAF != 0 {
                 let i = (link & !LEAF) as usize;
-                let v = world.velocity[i];
+                let v = world.motion[i].velocity;
                 moving |= v != [0.0; 3];
                 let p0 = world.position_at(i, now);
                 let p1 = mul_add(p0, dt, v);
-                let r = world.radius[i];
+                let r = world.motion[i].radius;
                 let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
                 for k in 0..3 {
                     // Pad against rounding in the positions so that no contact up to the

@@ -66,27 +66,28 @@ pub fn sphere_wall(p: f64, v: f64, radius: f64, extent: f64) -> Option<(f64, u32
 #[inline]
 pub(crate) fn pair_event_time(world: &World, a: usize, b: usize) -> Option<f64> {
     debug_assert!(a < b);
-    let (ta, tb) = (world.time[a], world.time[b]);
-    let t0 = ta.max(tb);
-    let pa = if ta == t0 {
-        world.position[a]
+    let (ma, mb) = (&world.motion[a], &world.motion[b]);
+    let t0 = ma.time.max(mb.time);
+    let pa = if ma.time == t0 {
+        ma.position
     } else {
-        mul_add(world.position[a], t0 - ta, world.velocity[a])
+        mul_add(ma.position, t0 - ma.time, ma.velocity)
     };
-    let pb = if tb == t0 {
-        world.position[b]
+    let pb = if mb.time == t0 {
+        mb.position
     } else {
-        mul_add(world.position[b], t0 - tb, world.velocity[b])
+        mul_add(mb.position, t0 - mb.time, mb.velocity)
     };
-    let dv = sub(world.velocity[b], world.velocity[a]);
-    sphere_sphere(sub(pb, pa), dv, world.radius[a] + world.radius[b]).map(|dt| t0 + dt)
+    let dv = sub(mb.velocity, ma.velocity);
+    sphere_sphere(sub(pb, pa), dv, ma.radius + mb.radius).map(|dt| t0 + dt)
 }
 
 /// Earliest wall hit of body `i`: `(absolute time, tie key)`; ties between walls go to the
 /// smaller wall index.
 #[inline]
 pub(crate) fn wall_event(world: &World, i: usize) -> Option<(f64, u64)> {
-    let (p, v, r) = (world.position[i], world.velocity[i], world.radius[i]);
+    let m = &world.motion[i];
+    let (p, v, r) = (m.position, m.velocity, m.radius);
     let mut best: Option<(f64, u32)> = None;
     for axis in 0..world.dim {
         if let Some((dt, side)) = sphere_wall(p[axis], v[axis], r, world.size[axis]) {
@@ -95,7 +96,7 @@ pub(crate) fn wall_event(world: &World, i: usize) -> Option<(f64, u64)> {
             }
         }
     }
-    best.map(|(dt, wall)| (world.time[i] + dt, tie_key(RANK_WALL, i as u32, wall)))
+    best.map(|(dt, wall)| (m.time + dt, tie_key(RANK_WALL, i as u32, wall)))
 }
 
 /// The collision tie key of bodies `a < b`.

@@ -24,11 +24,21 @@ use crate::vector::{dot, mul_add, sub, Vec3};
 pub struct World {
     pub(crate) dim: usize,
     pub(crate) size: Vec3,
-    pub(crate) position: Vec<Vec3>,
-    pub(crate) velocity: Vec<Vec3>,
-    pub(crate) time: Vec<f64>,
-    pub(crate) radius: Vec<f64>,
+    pub(crate) motion: Vec<Motion>,
     pub(crate) mass: Vec<f64>,
+}
+
+/// A body's motion state: centre `position` at `time`, constant `velocity`, and its radius.
+///
+/// Packed into one 64-byte cache line because the finders read all four together for every
+/// candidate pair.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C, align(64))]
+pub(crate) struct Motion {
+    pub(crate) position: Vec3,
+    pub(crate) time: f64,
+    pub(crate) velocity: Vec3,
+    pub(crate) radius: f64,
 }
 
 impl World {
@@ -58,10 +68,7 @@ impl World {
         let mut world = World {
             dim,
             size,
-            position: Vec::with_capacity(n),
-            velocity: Vec::with_capacity(n),
-            time: vec![0.0; n],
-            radius: Vec::with_capacity(n),
+            motion: Vec::with_capacity(n),
             mass: Vec::with_capacity(n),
         };
         for (index, body) in bodies.iter().enumerate() {
@@ -91,9 +98,12 @@ impl World {
                     radius: body.radius,
                 });
             }
-            world.position.push(p);
-            world.velocity.push(v);
-            world.radius.push(body.radius);
+            world.motion.push(Motion {
+                position: p,
+                time: 0.0,
+                velocity: v,
+                radius: body.radius,
+            });
             world.mass.push(body.mass);
         }
         if let Some((a, b)) = world.first_overlap() {
@@ -106,18 +116,18 @@ impl World {
     /// along x; the bodies must all be stored at the same time.
     fn first_overlap(&self) -> Option<(usize, usize)> {
         let mut order: Vec<u32> = (0..self.len() as u32).collect();
-        let low = |i: u32| self.position[i as usize][0] - self.radius[i as usize];
+        let low = |i: u32| self.motion[i as usize].position[0] - self.motion[i as usize].radius;
         order.sort_unstable_by(|&a, &b| low(a).total_cmp(&low(b)));
         for (k, &i) in order.iter().enumerate() {
             let i = i as usize;
-            let high = self.position[i][0] + self.radius[i];
+            let high = self.motion[i].position[0] + self.motion[i].radius;
             for &j in &order[k + 1..] {
                 let j = j as usize;
                 if low(j as u32) > high {
                     break;
                 }
-                let d = sub(self.position[i], self.position[j]);
-                let sum = self.radius[i] + self.radius[j];
+                let d = sub(self.motion[i].position, self.motion[j].position);
+                let sum = self.motion[i].radius + self.motion[j].radius;
                 if dot(d, d) < sum * sum {
                     return Some((i.min(j), i.max(j)));
                 }
@@ -128,12 +138,12 @@ impl World {
 
     /// Number of bodies.
     pub fn len(&self) -> usize {
-        self.radius.len()
+        self.motion.len()
     }
 
     /// Always `false`: a world holds at least one body.
     pub fn is_empty(&self) -> bool {
-        self.radius.is_empty()
+        self.motion.is_empty()
     }
 
     /// 2 (circles) or 3 (spheres).
@@ -148,7 +158,7 @@ impl World {
 
     /// Radius of body `i`.
     pub fn radius(&self, i: usize) -> f64 {
-        self.radius[i]
+        self.motion[i].radius
     }
 
     /// Mass of body `i`.
@@ -158,19 +168,23 @@ impl World {
 
     /// Current velocity of body `i`.
     pub fn velocity(&self, i: usize) -> Vec3 {
-        self.velocity[i]
+        self.motion[i].velocity
     }
 
     /// Centre of body `i` at time `t`, assuming no event of `i` between its last event and `t`
     /// (true for any `t` up to the simulation's next event).
     pub fn position_at(&self, i: usize, t: f64) -> Vec3 {
-        mul_add(self.position[i], t - self.time[i], self.velocity[i])
+        mul_add(
+            self.motion[i].position,
+            t - self.motion[i].time,
+            self.motion[i].velocity,
+        )
     }
 
     /// Total kinetic energy `sum m v^2 / 2`.
     pub fn kinetic_energy(&self) -> f64 {
         (0..self.len())
-            .map(|i| 0.5 * self.mass[i] * dot(self.velocity[i], self.velocity[i]))
+            .map(|i| 0.5 * self.mass[i] * dot(self.motion[i].velocity, self.motion[i].velocity))
             .sum()
     }
 
@@ -178,7 +192,7 @@ impl World {
     pub fn momentum(&self) -> Vec3 {
         let mut total = [0.0; 3];
         for i in 0..self.len() {
-            total = mul_add(total, self.mass[i], self.velocity[i]);
+            total = mul_add(total, self.mass[i], self.motion[i].velocity);
         }
         total
     }
@@ -188,17 +202,17 @@ impl World {
     pub fn max_relative_overlap_at(&self, t: f64) -> f64 {
         let positions: Vec<Vec3> = (0..self.len()).map(|i| self.position_at(i, t)).collect();
         let mut order: Vec<usize> = (0..self.len()).collect();
-        let low = |i: usize| positions[i][0] - self.radius[i];
+        let low = |i: usize| positions[i][0] - self.motion[i].radius;
         order.sort_unstable_by(|&a, &b| low(a).total_cmp(&low(b)));
         let mut worst = 0.0f64;
         for (k, &i) in order.iter().enumerate() {
-            let high = positions[i][0] + self.radius[i];
+            let high = positions[i][0] + self.motion[i].radius;
             for &j in &order[k + 1..] {
                 if low(j) > high {
                     break;
                 }
                 let d = sub(positions[i], positions[j]);
-                let sum = self.radius[i] + self.radius[j];
+                let sum = self.motion[i].radius + self.motion[j].radius;
                 let distance = dot(d, d).sqrt();
                 worst = worst.max((sum - distance) / sum);
             }
@@ -212,7 +226,7 @@ impl World {
         let mut worst = 0.0f64;
         for i in 0..self.len() {
             let p = self.position_at(i, t);
-            let r = self.radius[i];
+            let r = self.motion[i].radius;
             for k in 0..self.dim {
                 worst = worst.max((r - p[k]) / r).max((p[k] + r - self.size[k]) / r);
             }
