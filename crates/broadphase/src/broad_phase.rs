@@ -6,6 +6,7 @@ use crate::pair_set::key_indices;
 use crate::query::{is_closer, sort_hits, Ray, RayHit};
 use crate::{
     Aabb, CollisionFilter, Pair, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
+    SwitchRecord,
 };
 
 /// A broad phase: keeps a set of boxes and the exact set of pairs among them that overlap.
@@ -144,6 +145,12 @@ pub trait BroadPhase {
             ControlFlow::Continue(())
         });
         sort_hits(out);
+    }
+
+    /// The algorithm changes made so far, for broad phases that switch algorithm
+    /// ([`crate::Adaptive`]); empty for the others.
+    fn switch_log(&self) -> &[SwitchRecord] {
+        &[]
     }
 
     /// Number of live proxies.

@@ -14,8 +14,10 @@ use crate::{
 pub struct BruteForce {
     proxies: ProxyTable,
     pairs: PairTracker,
-    // Scratch, reused across updates: slots and boxes of dynamic then static proxies.
+    // Scratch, reused across updates: slots and boxes of dynamic then static proxies, the
+    // x-intervals apart so that the inner loop's usual rejection reads one dense array.
     slots: Vec<u32>,
+    x_intervals: Vec<[f32; 2]>,
     boxes: Vec<Aabb>,
 }
 
@@ -46,11 +48,14 @@ impl BroadPhase for BruteForce {
     fn update(&mut self, events: &mut PairEvents) {
         let proxies = &self.proxies;
         self.slots.clear();
+        self.x_intervals.clear();
         self.boxes.clear();
         for kind in [ProxyKind::Dynamic, ProxyKind::Static] {
             for i in proxies.live_slots().filter(|&i| proxies.kind(i) == kind) {
+                let b = proxies.aabb(i);
                 self.slots.push(i as u32);
-                self.boxes.push(*proxies.aabb(i));
+                self.x_intervals.push([b.min().x, b.max().x]);
+                self.boxes.push(*b);
             }
         }
         let dynamic_count = self
@@ -61,9 +66,10 @@ impl BroadPhase for BruteForce {
 
         self.pairs.begin_full();
         for i in 0..dynamic_count {
+            let [min_x, max_x] = self.x_intervals[i];
             let a = &self.boxes[i];
-            for j in i + 1..self.boxes.len() {
-                if a.overlaps(&self.boxes[j]) {
+            for (j, x) in self.x_intervals.iter().enumerate().skip(i + 1) {
+                if (x[0] <= max_x) & (min_x <= x[1]) && a.overlaps(&self.boxes[j]) {
                     let (sa, sb) = (self.slots[i], self.slots[j]);
                     if proxies.can_pair(sa as usize, sb as usize) {
                         self.pairs.mark(sa, sb);
@@ -93,6 +99,7 @@ impl BroadPhase for BruteForce {
         self.proxies.memory_bytes()
             + self.pairs.memory_bytes()
             + self.slots.capacity() * 4
+            + self.x_intervals.capacity() * 8
             + self.boxes.capacity() * std::mem::size_of::<Aabb>()
     }
 }

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod aabb;
+mod adaptive;
 mod broad_phase;
 mod brute_force;
 mod error;
@@ -21,6 +22,7 @@ mod sweep_and_prune;
 pub mod verify;
 
 pub use aabb::Aabb;
+pub use adaptive::{Adaptive, AdaptiveOptions, SwitchPolicy, SwitchRecord};
 pub use broad_phase::BroadPhase;
 pub use brute_force::BruteForce;
 pub use error::{Error, Result};

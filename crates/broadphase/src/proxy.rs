@@ -195,14 +195,11 @@ impl ProxyTable {
         for &index in &self.removed {
             let i = index as usize;
             self.states[i] = SlotState::Free;
-            match self.generations[i].checked_add(1) {
-                Some(next) => {
-                    self.generations[i] = next;
-                    self.free.push(index);
-                }
-                // A slot whose generation would wrap is retired for good, so an old id can
-                // never become valid again.
-                None => {}
+            // A slot whose generation would wrap is retired for good (never pushed to the free
+            // list), so an old id can never become valid again.
+            if let Some(next) = self.generations[i].checked_add(1) {
+                self.generations[i] = next;
+                self.free.push(index);
             }
         }
         self.removed.clear();
@@ -294,7 +291,8 @@ impl ProxyTable {
     /// True when slots `a` and `b` may pair and their boxes overlap.
     #[inline]
     pub fn is_pair(&self, a: usize, b: usize) -> bool {
-        self.can_pair(a, b) && self.aabbs[a].overlaps(&self.aabbs[b])
+        // Boxes first: most candidates fail there, and it reads one array instead of three.
+        self.aabbs[a].overlaps(&self.aabbs[b]) && self.can_pair(a, b)
     }
 
     /// Iterates over the slot indices of live proxies in increasing order.

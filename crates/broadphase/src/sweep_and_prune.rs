@@ -1,10 +1,17 @@
 //! Incremental sweep and prune on three axes (the blog post and thesis ch. 2.3.1).
 //!
 //! Each axis keeps the boxes' endpoints in one sorted array. Moving a box re-sorts only its
-//! endpoints by insertion sort; each swap of a minimum with another box's maximum is an event:
-//! when the two intervals start overlapping on that axis the pair is added if the boxes
-//! overlap on all three axes, and when they stop overlapping the pair is removed. The cost of
-//! an update is proportional to the number of swaps, which temporal coherence keeps small.
+//! endpoints by insertion sort; each swap of a minimum with another box's maximum is an event.
+//! When two intervals start overlapping on an axis, the pair is added if the boxes overlap on
+//! all three axes. The cost of an update is proportional to the number of swaps, which
+//! temporal coherence keeps small.
+//!
+//! Every box has its final value before any endpoint moves, so the overlap test at a swap sees
+//! the final boxes: a pair added at any swap belongs to the result. A pair that begins to
+//! overlap has its last change on some axis be such a swap, so it is found. Pairs that stop
+//! overlapping are found by one pass over the pairs of moved boxes after the sort, instead of
+//! a pair-set lookup at each separating swap (most of which concern pairs that never
+//! overlapped on the other axes).
 
 use crate::pair_tracker::PairTracker;
 use crate::{
@@ -160,9 +167,11 @@ impl SweepAndPrune {
     }
 
     fn move_proxies(&mut self) {
+        if self.moved.is_empty() {
+            return;
+        }
         for k in 0..self.moved.len() {
             let slot = self.moved[k] as usize;
-            self.is_moved[slot] = false;
             if !self.proxies.is_live(slot) || !self.in_arrays[slot] {
                 continue;
             }
@@ -195,11 +204,19 @@ impl SweepAndPrune {
                 }
             }
         }
+        let (proxies, is_moved) = (&self.proxies, &self.is_moved);
+        self.pairs.retain(|a, b| {
+            let (a, b) = (a as usize, b as usize);
+            !(is_moved[a] || is_moved[b]) || proxies.aabb(a).overlaps(proxies.aabb(b))
+        });
+        for &slot in &self.moved {
+            self.is_moved[slot as usize] = false;
+        }
         self.moved.clear();
     }
 
-    /// Moves the endpoint at `at` towards the start until sorted. A minimum passing a maximum
-    /// starts an overlap on this axis; a maximum passing a minimum ends one.
+    /// Moves the endpoint at `at` towards the start until sorted, adding the pairs whose
+    /// intervals begin to overlap on this axis and whose boxes overlap.
     fn sift_down(&mut self, axis: usize, mut at: usize, slot: usize) {
         let endpoints = &mut self.axes[axis];
         let moving = endpoints[at];
@@ -209,12 +226,9 @@ impl SweepAndPrune {
                 break;
             }
             let other = previous.slot();
-            if moving.is_max() != previous.is_max() {
-                if moving.is_max() {
-                    self.pairs.remove(slot as u32, other as u32);
-                } else if self.proxies.is_pair(slot, other) {
-                    self.pairs.add(slot as u32, other as u32);
-                }
+            // A minimum passing below a maximum: the intervals begin to overlap.
+            if !moving.is_max() && previous.is_max() && self.proxies.is_pair(slot, other) {
+                self.pairs.add(slot as u32, other as u32);
             }
             endpoints[at] = previous;
             self.positions[other][axis * 2 + previous.is_max() as usize] = at as u32;
@@ -224,8 +238,8 @@ impl SweepAndPrune {
         self.positions[slot][axis * 2 + moving.is_max() as usize] = at as u32;
     }
 
-    /// Moves the endpoint at `at` towards the end until sorted. A maximum passing a minimum
-    /// starts an overlap on this axis; a minimum passing a maximum ends one.
+    /// Moves the endpoint at `at` towards the end until sorted, adding the pairs whose
+    /// intervals begin to overlap on this axis and whose boxes overlap.
     fn sift_up(&mut self, axis: usize, mut at: usize, slot: usize) {
         let endpoints = &mut self.axes[axis];
         let moving = endpoints[at];
@@ -235,14 +249,9 @@ impl SweepAndPrune {
                 break;
             }
             let other = next.slot();
-            if moving.is_max() != next.is_max() {
-                if moving.is_max() {
-                    if self.proxies.is_pair(slot, other) {
-                        self.pairs.add(slot as u32, other as u32);
-                    }
-                } else {
-                    self.pairs.remove(slot as u32, other as u32);
-                }
+            // A maximum passing above a minimum: the intervals begin to overlap.
+            if moving.is_max() && !next.is_max() && self.proxies.is_pair(slot, other) {
+                self.pairs.add(slot as u32, other as u32);
             }
             endpoints[at] = next;
             self.positions[other][axis * 2 + next.is_max() as usize] = at as u32;

@@ -531,7 +531,7 @@ impl Verifier {
     }
 
     /// Runs random operations as configured and returns the report.
-    pub fn run(mut self, config: &VerifyConfig) -> VerifyReport {
+    pub fn run(&mut self, config: &VerifyConfig) -> VerifyReport {
         let mut rng = SplitMix64::new(config.seed);
         let scenarios: Vec<Scenario> = match config.scenario {
             Some(s) => vec![s],
@@ -549,7 +549,7 @@ impl Verifier {
             }
             done += steps;
         }
-        self.report
+        self.report.clone()
     }
 
     /// One step of random operations followed by an update and the checks.
@@ -629,6 +629,11 @@ impl Verifier {
             let ray = Ray::new(origin, direction, length).expect("finite ray");
             self.check_queries(&query, &ray, filter);
         }
+    }
+
+    /// The algorithms under test.
+    pub fn algorithms(&self) -> &[Box<dyn BroadPhase>] {
+        &self.algorithms
     }
 
     /// The report so far.

@@ -42,3 +42,40 @@ proptest! {
         prop_assert_eq!(report.mismatches, 0, "{:?}", report.first_mismatch);
     }
 }
+
+#[test]
+fn adaptive_switching_keeps_pairs_and_events_exact() {
+    use broadphase::{Adaptive, AdaptiveOptions, BroadPhase, SwitchPolicy};
+    for scenario in Scenario::ALL {
+        let options = AdaptiveOptions {
+            policy: SwitchPolicy::RoundRobin,
+            min_trial_interval: 3,
+            max_trial_interval: 3,
+            trial_budget: 1.0,
+            ..Default::default()
+        };
+        let adaptive: Box<dyn BroadPhase> = Box::new(Adaptive::new(options).unwrap());
+        let mut verifier = Verifier::new(vec![adaptive]);
+        let mut rng = broadphase::verify::SplitMix64::new(5);
+        for _ in 0..120 {
+            verifier.random_step(scenario, 80, &mut rng);
+        }
+        let report = verifier.report();
+        assert_eq!(
+            report.mismatches, 0,
+            "{scenario}: {:?}",
+            report.first_mismatch
+        );
+        let switches = verifier.algorithms()[0].switch_log();
+        assert!(
+            switches.len() >= 20,
+            "{scenario}: only {} switches",
+            switches.len()
+        );
+        let targets: std::collections::BTreeSet<_> = switches.iter().map(|s| s.to).collect();
+        assert!(
+            targets.len() >= 2,
+            "{scenario}: switched only to {targets:?}"
+        );
+    }
+}
