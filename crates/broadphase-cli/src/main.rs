@@ -1,6 +1,7 @@
 //! `broadphase`: the command-line workbench.
 
 mod bench;
+mod ccd;
 mod stats;
 mod verify;
 
@@ -22,6 +23,22 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Drives algorithms and an exact model with random operations and compares them.
     Verify(verify::VerifyArgs),
+    /// Continuous-time collision detection: event-driven simulation of moving circles/spheres.
+    Ccd(ccd::CcdArgs),
+    /// Regenerates a table of the source documents (ccd-table-5.1, ccd-table-5.2).
+    Reproduce(ReproduceArgs),
+}
+
+/// Options of `broadphase reproduce`.
+#[derive(Debug, clap::Args)]
+struct ReproduceArgs {
+    /// Which table: ccd-table-5.1 or ccd-table-5.2.
+    name: String,
+    /// Also write the table (NAME.md) and its rows (NAME.csv) into this directory.
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    ccd: ccd::CcdReproduceArgs,
 }
 
 fn main() -> ExitCode {
@@ -40,6 +57,13 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(args) => bench::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Ccd(args) => ccd::run_ccd(&args, &mut std::io::stdout().lock()),
+        Command::Reproduce(args) => ccd::run_reproduce_ccd(
+            &args.name,
+            args.out.as_deref(),
+            &args.ccd,
+            &mut std::io::stdout().lock(),
+        ),
     };
     match result {
         Ok(code) => code,
