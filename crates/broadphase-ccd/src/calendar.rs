@@ -163,3 +163,57 @@ impl Calendar {
         self.predict(world, a);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{generate_scene, SceneConfig};
+
+    #[test]
+    fn grid_cells_track_positions_and_heap_stays_ordered() {
+        for dim in [2, 3] {
+            let world = generate_scene(&SceneConfig::new(150, dim, 8)).unwrap();
+            let mut sim =
+                crate::Simulation::new(world.clone(), crate::Method::AllPairs, &Default::default())
+                    .unwrap();
+            let mut calendar = Calendar::new(&world, 0.0);
+            for _ in 0..3000 {
+                let found = calendar.peek(sim.world()).unwrap();
+                let expected = sim.next_event().unwrap();
+                assert!(found.matches(&expected, 0.0), "{found} vs {expected}");
+                calendar.after_event(sim.world(), &found);
+                assert!(calendar.heap.is_valid());
+                // Each body's tracked cell contains its centre at the event time (up to the
+                // rounding slack of the cell width).
+                let grid = &calendar.grid;
+                for i in 0..world.len() {
+                    let p = sim.world().position_at(i, found.time);
+                    for k in 0..dim {
+                        let lo = f64::from(grid.coord[i][k]) * grid.width[k];
+                        let slack = 1e-9 * grid.width[k];
+                        let outer_lo = if grid.coord[i][k] == 0 {
+                            f64::NEG_INFINITY
+                        } else {
+                            lo - slack
+                        };
+                        let outer_hi = if grid.coord[i][k] + 1 == grid.cells[k] {
+                            f64::INFINITY
+                        } else {
+                            lo + grid.width[k] + slack
+                        };
+                        assert!(
+                            outer_lo <= p[k] && p[k] <= outer_hi,
+                            "body {i} axis {k}: {} not in cell {:?}",
+                            p[k],
+                            grid.coord[i]
+                        );
+                    }
+                }
+            }
+            assert!(
+                calendar.internal_events().0 > 0,
+                "no cell crossings exercised"
+            );
+        }
+    }
+}

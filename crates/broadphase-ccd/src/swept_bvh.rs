@@ -299,3 +299,68 @@ impl SweptBvh {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{generate_scene, SceneConfig};
+
+    impl SweptBvh {
+        /// Every body in exactly one leaf, every parent box containing its children, every
+        /// leaf box containing its body's swept sphere over `[now, horizon]`.
+        fn validate(&self, world: &World, now: f64, horizon: f64) {
+            let mut seen = vec![false; world.len()];
+            for node in 0..self.node_link.len() {
+                let link = self.node_link[node];
+                let (lo, hi) = (self.node_min[node], self.node_max[node]);
+                if link & LEAF != 0 {
+                    let i = (link & !LEAF) as usize;
+                    assert!(
+                        !std::mem::replace(&mut seen[i], true),
+                        "body {i} in two leaves"
+                    );
+                    let r = world.motion[i].radius;
+                    for t in [now, horizon] {
+                        let p = world.position_at(i, t);
+                        assert!(
+                            (0..3).all(|k| lo[k] <= p[k] - r && p[k] + r <= hi[k]),
+                            "leaf {node} misses body {i} at {t}"
+                        );
+                    }
+                } else {
+                    for child in [node + 1, link as usize] {
+                        let (clo, chi) = (self.node_min[child], self.node_max[child]);
+                        assert!(
+                            (0..3).all(|k| lo[k] <= clo[k] && chi[k] <= hi[k]),
+                            "node {node} does not contain {child}"
+                        );
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&s| s));
+        }
+    }
+
+    #[test]
+    fn hierarchy_stays_valid_across_events_and_rebuild_policies() {
+        for (dim, rebuild_every) in [(2, 1), (3, 1), (2, 7), (3, 50)] {
+            let world = generate_scene(&SceneConfig::new(77, dim, 4)).unwrap();
+            let options = SweptBvhOptions {
+                rebuild_every,
+                ..SweptBvhOptions::default()
+            };
+            let mut bvh = SweptBvh::new(&world, options);
+            let mut sim =
+                crate::Simulation::new(world.clone(), crate::Method::AllPairs, &Default::default())
+                    .unwrap();
+            for _ in 0..300 {
+                let now = sim.now();
+                let found = bvh.peek(sim.world(), now).unwrap();
+                bvh.validate(sim.world(), now, now + bvh.time_step() / options.shrink);
+                let expected = sim.next_event().unwrap();
+                assert!(found.matches(&expected, 0.0), "{found} vs {expected}");
+                bvh.after_event();
+            }
+        }
+    }
+}
