@@ -68,8 +68,9 @@ proptest! {
         rebuild_every in 1u32..20,
     ) {
         let world = scene(objects, dim, seed, fraction, equal);
-        let mut options = FinderOptions::default();
-        options.swept_bvh = SweptBvhOptions { grow, shrink, rebuild_every, ..SweptBvhOptions::default() };
+        let options = FinderOptions {
+            swept_bvh: SweptBvhOptions { grow, shrink, rebuild_every, ..SweptBvhOptions::default() },
+        };
         assert_same_streams(&world, &options, 400, f64::INFINITY)?;
     }
 }
