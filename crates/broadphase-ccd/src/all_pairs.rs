@@ -2,7 +2,7 @@
 
 use crate::event::{earlier, Event};
 use crate::simulation::event_from_key;
-use crate::time_of_impact::{collision_key, pair_event_time, wall_event};
+use crate::time_of_impact::{collision_key, pair_event_time_before, wall_event};
 use crate::world::World;
 
 /// Finds the next event by testing all `n (n - 1) / 2` pairs and all `n` bodies against the
@@ -39,7 +39,7 @@ impl AllPairs {
                 }
             }
             for b in a + 1..n {
-                if let Some(t) = pair_event_time(world, a, b) {
+                if let Some(t) = pair_event_time_before(world, a, b, best_time) {
                     let key = collision_key(a, b);
                     if earlier(t, key, best_time, best_key) {
                         (best_time, best_key) = (t, key);

@@ -23,7 +23,7 @@ use crate::event::{
     decode_tie, earlier, tie_key, Event, EventKind, RANK_COLLISION, RANK_CROSSING, RANK_WALL,
 };
 use crate::event_heap::EventHeap;
-use crate::time_of_impact::{collision_key, pair_event_time, wall_event};
+use crate::time_of_impact::{collision_key, pair_event_time_before, wall_event};
 use crate::world::World;
 
 #[derive(Debug, Clone)]
@@ -96,7 +96,7 @@ impl Calendar {
         let counter = &self.counter;
         self.grid.for_each_neighbour(i, |j| {
             let (a, b) = (i.min(j), i.max(j));
-            if let Some(time) = pair_event_time(world, a, b) {
+            if let Some(time) = pair_event_time_before(world, a, b, best_time) {
                 let key = collision_key(a, b);
                 if earlier(time, key, best_time, best_key) {
                     (best_time, best_key) = (time, key);

@@ -16,7 +16,7 @@
 use crate::error::CcdError;
 use crate::event::{earlier, Event};
 use crate::simulation::event_from_key;
-use crate::time_of_impact::{collision_key, pair_event_time, wall_event};
+use crate::time_of_impact::{collision_key, pair_event_time_before, wall_event};
 use crate::vector::{mul_add, Vec3};
 use crate::world::World;
 
@@ -274,7 +274,9 @@ impl SweptBvh {
                 (true, true) => {
                     let (i, j) = ((lx & !LEAF) as usize, (ly & !LEAF) as usize);
                     let (a, b) = (i.min(j), i.max(j));
-                    if let Some(t) = pair_event_time(world, a, b) {
+                    if let Some(t) =
+                        pair_event_time_before(world, a, b, self.best_time.min(horizon))
+                    {
                         let key = collision_key(a, b);
                         if t <= horizon && earlier(t, key, self.best_time, self.best_key) {
                             (self.best_time, self.best_key) = (t, key);

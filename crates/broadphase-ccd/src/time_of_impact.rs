@@ -28,20 +28,40 @@ use crate::world::World;
 /// ```
 #[inline]
 pub fn sphere_sphere(dp: Vec3, dv: Vec3, contact_distance: f64) -> Option<f64> {
+    sphere_sphere_before(dp, dv, contact_distance, 0.0, f64::INFINITY)
+}
+
+/// [`sphere_sphere`] offset by `t0`, returning `None` early (before the square root) when the
+/// absolute time `t0 + dt` is provably later than `bound`; otherwise exactly `t0 + dt`.
+///
+/// Since `sqrt(b^2 - a c) <= -b`, `dt >= c / (-2 b)`; the bound is shrunk by 1e-9 (far more
+/// than the few ulps of rounding) so that a time that would compare `<= bound` is never
+/// dropped, and ties at `bound` are kept.
+#[inline]
+pub(crate) fn sphere_sphere_before(
+    dp: Vec3,
+    dv: Vec3,
+    contact_distance: f64,
+    t0: f64,
+    bound: f64,
+) -> Option<f64> {
     let b = dot(dp, dv);
     if b >= 0.0 {
         return None;
     }
     let c = dot(dp, dp) - contact_distance * contact_distance;
     if c <= 0.0 {
-        return Some(0.0);
+        return Some(t0);
+    }
+    if t0 + c / (-2.0 * b) * (1.0 - 1e-9) > bound {
+        return None;
     }
     let a = dot(dv, dv);
     let disc = b * b - a * c;
     if disc <= 0.0 {
         return None;
     }
-    Some(c / (-b + disc.sqrt()))
+    Some(t0 + c / (-b + disc.sqrt()))
 }
 
 /// Time from now until a sphere at coordinate `p` with velocity `v` along one axis touches a
@@ -63,8 +83,11 @@ pub fn sphere_wall(p: f64, v: f64, radius: f64, extent: f64) -> Option<(f64, u32
 ///
 /// Both are brought to the later of their two state times first, so the result depends only on
 /// the two bodies' states: every method computes bit-identical times for the same pair.
+///
+/// Returns `None` early when the time is provably later than `bound` (see
+/// [`sphere_sphere_before`]); the result is the same whenever the time is `<= bound`.
 #[inline]
-pub(crate) fn pair_event_time(world: &World, a: usize, b: usize) -> Option<f64> {
+pub(crate) fn pair_event_time_before(world: &World, a: usize, b: usize, bound: f64) -> Option<f64> {
     debug_assert!(a < b);
     let (ma, mb) = (&world.motion[a], &world.motion[b]);
     let t0 = ma.time.max(mb.time);
@@ -79,7 +102,7 @@ pub(crate) fn pair_event_time(world: &World, a: usize, b: usize) -> Option<f64> 
         mul_add(mb.position, t0 - mb.time, mb.velocity)
     };
     let dv = sub(mb.velocity, ma.velocity);
-    sphere_sphere(sub(pb, pa), dv, ma.radius + mb.radius).map(|dt| t0 + dt)
+    sphere_sphere_before(sub(pb, pa), dv, ma.radius + mb.radius, t0, bound)
 }
 
 /// Earliest wall hit of body `i`: `(absolute time, tie key)`; ties between walls go to the
