@@ -2,6 +2,7 @@
 
 mod bench;
 mod ccd;
+mod soak;
 mod stats;
 mod verify;
 
@@ -23,6 +24,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Drives algorithms and an exact model with random operations and compares them.
     Verify(verify::VerifyArgs),
+    /// Long random operation streams with sampled checks, operation rate and memory.
+    Soak(soak::SoakArgs),
     /// Continuous-time collision detection: event-driven simulation of moving circles/spheres.
     Ccd(ccd::CcdArgs),
     /// Regenerates a table of the source documents (ccd-table-5.1, ccd-table-5.2).
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(args) => bench::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Soak(args) => soak::run(&args),
         Command::Ccd(args) => ccd::run_ccd(&args, &mut std::io::stdout().lock()),
         Command::Reproduce(args) => ccd::run_reproduce_ccd(
             &args.name,

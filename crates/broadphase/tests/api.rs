@@ -163,8 +163,8 @@ fn long_run_on_every_scenario() {
     for scenario in Scenario::ALL {
         let algorithms: Vec<_> = algorithms().collect();
         let config = broadphase::verify::VerifyConfig {
-            objects: 300,
-            steps: 150,
+            objects: 200,
+            steps: 120,
             seed: 99,
             scenario: Some(scenario),
         };

@@ -1,0 +1,166 @@
+//! Operation sequences decoded from the fuzzer's bytes, applied to every registered algorithm
+//! and to the exact model of `broadphase::verify`; any difference in pairs, events, queries or
+//! ray casts, any wrong error, and any panic is a crash.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use broadphase::verify::Verifier;
+use broadphase::{create, Aabb, AlgorithmOptions, CollisionFilter, ProxyKind, Ray, SwitchPolicy, Vec3, ALGORITHMS};
+use libfuzzer_sys::fuzz_target;
+
+/// A coordinate drawn from the values that break broad phases.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Coord {
+    Small(i8),
+    Quarter(i16),
+    Huge(bool),
+    Max(bool),
+    Subnormal(u8),
+    Raw(f32),
+}
+
+impl Coord {
+    fn value(self) -> f32 {
+        match self {
+            Coord::Small(v) => v as f32,
+            Coord::Quarter(v) => v as f32 * 0.25,
+            Coord::Huge(negative) => if negative { -1e30 } else { 1e30 },
+            Coord::Max(negative) => if negative { -f32::MAX } else { f32::MAX },
+            Coord::Subnormal(v) => f32::from_bits(v as u32) * if v % 2 == 0 { 1.0 } else { -1.0 },
+            Coord::Raw(v) => v,
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+struct BoxSpec {
+    min: [Coord; 3],
+    size: [Coord; 3],
+}
+
+impl BoxSpec {
+    /// The box, or `None` when the coordinates are not a valid box (then `Aabb::new` must
+    /// have returned a typed error, which is checked).
+    fn aabb(&self) -> Option<Aabb> {
+        let min = Vec3::from_array(self.min.map(Coord::value));
+        let size = Vec3::from_array(self.size.map(|c| c.value().abs()));
+        let result = Aabb::new(min, min + size);
+        let valid = min.is_finite() && (min + size).is_finite();
+        assert_eq!(result.is_ok(), valid, "Aabb::new accepted or refused wrongly: {min:?} {size:?}");
+        result.ok()
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Insert { spec: BoxSpec, is_static: bool, group: u8, mask: u8 },
+    Move { which: u16, spec: BoxSpec },
+    Translate { which: u16, delta: [i8; 3] },
+    Resize { which: u16, shrink: bool },
+    /// Moves a box onto another's position: exact duplicates and touching faces.
+    CopyOf { which: u16, other: u16, shift_axis: u8 },
+    Remove { which: u16 },
+    Stale { which: u16 },
+    Update,
+    Query { spec: BoxSpec, origin: [Coord; 3], direction: [i8; 3], length: u8 },
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    switch_every: u8,
+    ops: Vec<Op>,
+}
+
+fuzz_target!(|input: Input| {
+    let mut options = AlgorithmOptions::default();
+    options.adaptive.policy = SwitchPolicy::RoundRobin;
+    options.adaptive.min_trial_interval = 1 + input.switch_every as u64 % 4;
+    options.adaptive.max_trial_interval = options.adaptive.min_trial_interval;
+    let algorithms = ALGORITHMS.iter().map(|name| create(name, &options).expect("registered")).collect();
+    let mut verifier = Verifier::new(algorithms);
+    let mut live: Vec<u32> = Vec::new();
+    let mut removed: Vec<u32> = Vec::new();
+    let mut boxes: Vec<Aabb> = Vec::new();
+    for op in input.ops.iter().take(400) {
+        let pick = |which: u16, list: &[u32]| list.get(which as usize % list.len().max(1)).copied();
+        match *op {
+            Op::Insert { spec, is_static, group, mask } => {
+                if let Some(aabb) = spec.aabb() {
+                    let kind = if is_static { ProxyKind::Static } else { ProxyKind::Dynamic };
+                    let filter = CollisionFilter::new(group as u32 | 1 << 8, mask as u32 | 1 << 8);
+                    let handle = verifier.insert(aabb, kind, filter);
+                    live.push(handle);
+                    boxes.resize(handle as usize + 1, aabb);
+                    boxes[handle as usize] = aabb;
+                }
+            }
+            Op::Move { which, spec } => {
+                if let (Some(h), Some(aabb)) = (pick(which, &live), spec.aabb()) {
+                    verifier.set_aabb(h, aabb);
+                    boxes[h as usize] = aabb;
+                }
+            }
+            Op::Translate { which, delta } => {
+                if let Some(h) = pick(which, &live) {
+                    let b = boxes[h as usize];
+                    let d = Vec3::from_array(delta.map(|v| v as f32 * 0.5));
+                    if let Ok(aabb) = Aabb::new(b.min() + d, b.max() + d) {
+                        verifier.set_aabb(h, aabb);
+                        boxes[h as usize] = aabb;
+                    }
+                }
+            }
+            Op::Resize { which, shrink } => {
+                if let Some(h) = pick(which, &live) {
+                    let b = boxes[h as usize];
+                    let half = b.extents() * if shrink { 0.25 } else { 1.0 };
+                    if let Ok(aabb) = Aabb::new(b.center() - half, b.center() + half) {
+                        verifier.set_aabb(h, aabb);
+                        boxes[h as usize] = aabb;
+                    }
+                }
+            }
+            Op::CopyOf { which, other, shift_axis } => {
+                if let (Some(h), Some(o)) = (pick(which, &live), pick(other, &live)) {
+                    let b = boxes[o as usize];
+                    // Same box, or moved by its own extent along one axis: faces touch.
+                    let axis = shift_axis as usize % 4;
+                    let mut shift = Vec3::ZERO;
+                    if axis < 3 {
+                        shift[axis] = b.extents()[axis];
+                    }
+                    if let Ok(aabb) = Aabb::new(b.min() + shift, b.max() + shift) {
+                        verifier.set_aabb(h, aabb);
+                        boxes[h as usize] = aabb;
+                    }
+                }
+            }
+            Op::Remove { which } => {
+                if !live.is_empty() {
+                    let h = live.swap_remove(which as usize % live.len());
+                    verifier.remove(h);
+                    removed.push(h);
+                }
+            }
+            Op::Stale { which } => {
+                if let Some(h) = pick(which, &removed) {
+                    verifier.use_stale(h, boxes[h as usize]);
+                }
+            }
+            Op::Update => verifier.update(),
+            Op::Query { spec, origin, direction, length } => {
+                verifier.update();
+                let origin = Vec3::from_array(origin.map(Coord::value));
+                let direction = Vec3::from_array(direction.map(|v| v as f32));
+                let ray = Ray::new(origin, direction, length as f32);
+                assert_eq!(ray.is_ok(), origin.is_finite(), "Ray::new accepted or refused wrongly");
+                if let (Some(query), Ok(ray)) = (spec.aabb(), ray) {
+                    verifier.check_queries(&query, &ray, CollisionFilter::ALL);
+                }
+            }
+        }
+    }
+    verifier.update();
+    let report = verifier.report();
+    assert_eq!(report.mismatches, 0, "{:?}", report.first_mismatch);
+});
