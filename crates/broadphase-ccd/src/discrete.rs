@@ -23,8 +23,9 @@ pub struct DiscreteReport {
     /// Pairs separated at a step's start whose straight-line motion during the step reached
     /// contact but which did not overlap at the step's end, so the end-of-step test missed them.
     pub missed_collisions: u64,
-    /// The part of `missed_collisions` whose closest approach also fell inside the step: the
-    /// two passed through each other (tunnelled) rather than just grazing out of contact.
+    /// The part of `missed_collisions` where the two centres passed each other within the step
+    /// (the relative position ended pointing against its start direction): the pair
+    /// tunnelled through each other rather than grazing in and out of contact.
     pub tunnelled: u64,
 }
 
@@ -96,7 +97,7 @@ pub fn run_discrete(
                 let end = mul_add(dp, time_step, dv);
                 if dot(end, end) >= contact * contact {
                     report.missed_collisions += 1;
-                    if -dot(dp, dv) <= time_step * dot(dv, dv) {
+                    if dot(dp, end) < 0.0 {
                         report.tunnelled += 1;
                     }
                 }

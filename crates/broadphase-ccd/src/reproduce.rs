@@ -320,7 +320,7 @@ impl Table52 {
                 d.tunnelled
             );
         }
-        out.push_str("\nA miss: a pair apart at a step's start whose straight-line motion reached contact within the step but which was apart again at the step's end (tunnelled: the closest approach also fell inside the step).\n");
+        out.push_str("\nA miss: a pair apart at a step's start whose straight-line motion reached contact within the step but which was apart again at the step's end (tunnelled: the two centres passed each other within the step).\n");
         out
     }
 
