@@ -5,12 +5,15 @@
 //! Predictions are invalidated lazily: each body has an event counter, incremented whenever
 //! its motion changes, and a predicted collision remembers its partner's counter. When the
 //! top of the heap is stale it is re-predicted; when it is a cell crossing the body moves to
-//! the adjacent cell and is re-predicted; otherwise it is the next real event. After an event
-//! only the one or two bodies involved are re-predicted against their neighbours.
+//! the adjacent cell and only the layer of cells that came into reach is tested (its earlier
+//! non-crossing prediction is kept); otherwise it is the next real event. After an event only
+//! the one or two bodies involved are re-predicted against their neighbours.
 //!
-//! Why the heap never misses an event: a body's key is only written by its own full
-//! prediction, made after its last motion change and its last cell change, so it is a lower
-//! bound on the body's valid events with the bodies that were its neighbours then. For a pair
+//! Why the heap never misses an event: a body's key is only written by its own predictions,
+//! made after its last motion change and at each of its cell changes, and is a lower bound
+//! on the body's valid events with every body that was its neighbour at one of those
+//! predictions since its last motion change (events whose partner changed since are stale but
+//! still early, so they are popped and re-predicted, never hiding a later one). For a pair
 //! that can collide, whichever of the two changed (motion or cell) last saw the other as a
 //! neighbour (contact needs adjacent cells, cells being wider than any diameter), so the
 //! pair's collision is bounded by one of the two keys. Cell crossings rank before real events
@@ -34,6 +37,12 @@ pub(crate) struct Calendar {
     counter: Vec<u32>,
     /// Per body: for a predicted collision, the partner's counter at prediction time.
     partner_counter: Vec<u32>,
+    /// Per body: its earliest predicted event other than a cell crossing (wall hit or
+    /// collision), with the partner's counter; kept so that a cell crossing only has to test
+    /// the layer of cells it brings into reach instead of all neighbours.
+    rest_time: Vec<f64>,
+    rest_key: Vec<u64>,
+    rest_partner_counter: Vec<u32>,
     /// Cell crossings processed (internal events), for statistics.
     crossings: u64,
     /// Stale predictions discarded.
@@ -48,6 +57,9 @@ impl Calendar {
             heap: EventHeap::new(n),
             counter: vec![0; n],
             partner_counter: vec![0; n],
+            rest_time: vec![f64::INFINITY; n],
+            rest_key: vec![u64::MAX; n],
+            rest_partner_counter: vec![0; n],
             crossings: 0,
             stale: 0,
         };
@@ -69,42 +81,72 @@ impl Calendar {
 
     /// Recomputes body `i`'s earliest event and stores it in the heap.
     fn predict(&mut self, world: &World, i: usize) {
-        let (mut best_time, mut best_key) =
+        let (mut rest_time, mut rest_key) =
             wall_event(world, i).unwrap_or((f64::INFINITY, u64::MAX));
-        let mut partner_counter = 0;
-        let (p, v, t) = (
-            world.motion[i].position,
-            world.motion[i].velocity,
-            world.motion[i].time,
-        );
+        let mut rest_partner_counter = 0;
+        let counter = &self.counter;
+        self.grid.for_each_neighbour(i, |j| {
+            let (a, b) = (i.min(j), i.max(j));
+            if let Some(time) = pair_event_time_before(world, a, b, rest_time) {
+                let key = collision_key(a, b);
+                if earlier(time, key, rest_time, rest_key) {
+                    (rest_time, rest_key) = (time, key);
+                    rest_partner_counter = counter[j];
+                }
+            }
+        });
+        self.rest_time[i] = rest_time;
+        self.rest_key[i] = rest_key;
+        self.rest_partner_counter[i] = rest_partner_counter;
+        self.schedule(world, i);
+    }
+
+    /// Moves body `i` one cell along `axis` at its crossing event and re-predicts it: its
+    /// earlier non-crossing prediction still bounds its events with the old neighbours (a
+    /// stale one is caught when popped), so only the layer of cells now in reach is tested.
+    fn cross(&mut self, world: &World, i: usize, axis: usize, up: bool) {
+        self.grid.step(i, axis, up);
+        let (mut rest_time, mut rest_key) = (self.rest_time[i], self.rest_key[i]);
+        let mut rest_partner_counter = self.rest_partner_counter[i];
+        let counter = &self.counter;
+        self.grid.for_each_entering(i, axis, up, |j| {
+            let (a, b) = (i.min(j), i.max(j));
+            if let Some(time) = pair_event_time_before(world, a, b, rest_time) {
+                let key = collision_key(a, b);
+                if earlier(time, key, rest_time, rest_key) {
+                    (rest_time, rest_key) = (time, key);
+                    rest_partner_counter = counter[j];
+                }
+            }
+        });
+        self.rest_time[i] = rest_time;
+        self.rest_key[i] = rest_key;
+        self.rest_partner_counter[i] = rest_partner_counter;
+        self.schedule(world, i);
+    }
+
+    /// Puts the earlier of body `i`'s stored non-crossing event and its next cell crossing
+    /// into the heap.
+    fn schedule(&mut self, world: &World, i: usize) {
+        let (mut best_time, mut best_key) = (self.rest_time[i], self.rest_key[i]);
+        let m = &world.motion[i];
         let coord = self.grid.coord[i];
         for axis in 0..world.dim {
-            let (boundary, direction) = if v[axis] > 0.0 && coord[axis] + 1 < self.grid.cells[axis]
-            {
+            let v = m.velocity[axis];
+            let (boundary, direction) = if v > 0.0 && coord[axis] + 1 < self.grid.cells[axis] {
                 (f64::from(coord[axis] + 1) * self.grid.width[axis], 1)
-            } else if v[axis] < 0.0 && coord[axis] > 0 {
+            } else if v < 0.0 && coord[axis] > 0 {
                 (f64::from(coord[axis]) * self.grid.width[axis], 0)
             } else {
                 continue;
             };
-            let time = t + (boundary - p[axis]) / v[axis];
+            let time = m.time + (boundary - m.position[axis]) / v;
             let key = tie_key(RANK_CROSSING, i as u32, 2 * axis as u32 + direction);
             if earlier(time, key, best_time, best_key) {
                 (best_time, best_key) = (time, key);
             }
         }
-        let counter = &self.counter;
-        self.grid.for_each_neighbour(i, |j| {
-            let (a, b) = (i.min(j), i.max(j));
-            if let Some(time) = pair_event_time_before(world, a, b, best_time) {
-                let key = collision_key(a, b);
-                if earlier(time, key, best_time, best_key) {
-                    (best_time, best_key) = (time, key);
-                    partner_counter = counter[j];
-                }
-            }
-        });
-        self.partner_counter[i] = partner_counter;
+        self.partner_counter[i] = self.rest_partner_counter[i];
         self.heap.set(i, best_time, best_key);
     }
 
@@ -121,8 +163,7 @@ impl Calendar {
             match rank {
                 RANK_CROSSING => {
                     self.crossings += 1;
-                    self.grid.step(i, (b / 2) as usize, b % 2 == 1);
-                    self.predict(world, i);
+                    self.cross(world, i, (b / 2) as usize, b % 2 == 1);
                 }
                 RANK_COLLISION => {
                     let partner = if a as usize == i { b } else { a } as usize;

@@ -107,14 +107,43 @@ impl CellGrid {
 
     /// Calls `visit(j)` for every body `j != i` in the cells adjacent to (or equal to) `i`'s.
     #[inline]
-    pub(crate) fn for_each_neighbour(&self, i: usize, mut visit: impl FnMut(usize)) {
-        let c = self.coord[i];
-        let range = |k: usize| {
-            if k < self.dim {
-                (c[k].saturating_sub(1), (c[k] + 1).min(self.cells[k] - 1))
-            } else {
-                (0, 0)
+    pub(crate) fn for_each_neighbour(&self, i: usize, visit: impl FnMut(usize)) {
+        self.visit_block(i, None, visit);
+    }
+
+    /// After `i` stepped one cell along `axis` (up if `up`), calls `visit(j)` for the bodies of
+    /// the layer of cells that just became adjacent to `i`'s cell (none at the grid's edge).
+    #[inline]
+    pub(crate) fn for_each_entering(
+        &self,
+        i: usize,
+        axis: usize,
+        up: bool,
+        visit: impl FnMut(usize),
+    ) {
+        let c = self.coord[i][axis];
+        let layer = if up {
+            if c + 1 >= self.cells[axis] {
+                return;
             }
+            c + 1
+        } else {
+            if c == 0 {
+                return;
+            }
+            c - 1
+        };
+        self.visit_block(i, Some((axis, layer)), visit);
+    }
+
+    /// Visits the 3^dim block around `i`'s cell, or only its layer `coord[axis] == layer`.
+    #[inline]
+    fn visit_block(&self, i: usize, layer: Option<(usize, u32)>, mut visit: impl FnMut(usize)) {
+        let c = self.coord[i];
+        let range = |k: usize| match layer {
+            Some((axis, at)) if axis == k => (at, at),
+            _ if k < self.dim => (c[k].saturating_sub(1), (c[k] + 1).min(self.cells[k] - 1)),
+            _ => (0, 0),
         };
         let ((x0, x1), (y0, y1), (z0, z1)) = (range(0), range(1), range(2));
         for z in z0..=z1 {
