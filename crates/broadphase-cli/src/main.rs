@@ -2,6 +2,7 @@
 
 mod bench;
 mod ccd;
+mod prune;
 mod soak;
 mod stats;
 mod verify;
@@ -24,6 +25,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Drives algorithms and an exact model with random operations and compares them.
     Verify(verify::VerifyArgs),
+    /// One-shot complete box pruning on a generated workload, beside brute force and parry3d.
+    Prune(prune::PruneArgs),
     /// Long random operation streams with sampled checks, operation rate and memory.
     Soak(soak::SoakArgs),
     /// Continuous-time collision detection: event-driven simulation of moving circles/spheres.
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(args) => bench::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Prune(args) => prune::run(&args),
         Command::Soak(args) => soak::run(&args),
         Command::Ccd(args) => ccd::run_ccd(&args, &mut std::io::stdout().lock()),
         Command::Reproduce(args) => ccd::run_reproduce_ccd(

@@ -36,7 +36,7 @@ pub fn radix_sort_keys(items: &mut Vec<u64>, scratch: &mut Vec<u64>) {
         items.sort_unstable_by_key(|&item| item >> 32);
         return;
     }
-    let mut counts = vec![[0u32; BUCKETS]; PASSES];
+    let mut counts = [[0u32; BUCKETS]; PASSES]; // on the stack: no allocation per call
     for &item in items.iter() {
         let key = (item >> 32) as u32;
         for (pass, count) in counts.iter_mut().enumerate() {

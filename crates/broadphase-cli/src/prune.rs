@@ -1,0 +1,461 @@
+//! `broadphase prune`: one-shot complete box pruning on a generated workload, timed beside
+//! brute force and parry3d's one-shot BVH (build + self-traversal).
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, ensure};
+use broadphase::verify::SplitMix64;
+use broadphase::{
+    complete_pairs_with, radix_sort_keys, sortable_key, Aabb, PruneOptions, PruneScratch, Vec3,
+};
+use clap::{Args, ValueEnum};
+use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
+use serde::Serialize;
+
+use crate::bench::Format;
+use crate::stats::summarize;
+
+/// Brute force runs only up to this many boxes (it is quadratic).
+const BRUTE_FORCE_MAX_OBJECTS: usize = 20_000;
+/// Brute force is timed at most this many times.
+const BRUTE_FORCE_MAX_REPEAT: usize = 5;
+
+/// A generated set of boxes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Workload {
+    /// Centres uniform in a cube of side 4096, half extents uniform in [0, 127] per axis (the
+    /// published box-pruning benchmark; the density grows with N).
+    Cube,
+    /// Like `cube`, but the cube grows with N so that there is about one pair per box.
+    Sparse,
+    /// Seven dense clumps plus one flat layer of boxes crossing the whole scene.
+    Clustered,
+}
+
+/// Options of `broadphase prune`.
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Number of boxes.
+    #[arg(long, default_value_t = 10_000)]
+    objects: usize,
+    /// The generated boxes.
+    #[arg(long, value_enum, default_value_t = Workload::Cube)]
+    workload: Workload,
+    /// Threads of `complete_pairs` (1 = the calling thread only).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Timed runs of each method, after one untimed warm-up run (brute force: at most 5).
+    #[arg(long, default_value_t = 20)]
+    repeat: usize,
+    /// Random seed of the workload.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Also time the technique ladder: std-sort AoS baseline, + radix sort, + SoA and
+    /// sentinels, + AVX2, + y/z grid, + threads.
+    #[arg(long)]
+    techniques: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+/// One timed method. Times in milliseconds per call.
+#[derive(Debug, Clone, Serialize)]
+pub struct PruneRow {
+    pub method: String,
+    pub runs: usize,
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub pairs: usize,
+    pub ns_per_box: f64,
+    /// This method's median over `complete_pairs`' median (> 1: `complete_pairs` is faster).
+    pub ratio: f64,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct PruneReport {
+    pub workload: Workload,
+    pub objects: usize,
+    pub threads: usize,
+    pub repeat: usize,
+    pub seed: u64,
+    pub cpu: String,
+    pub rows: Vec<PruneRow>,
+}
+
+/// Runs `broadphase prune`.
+pub fn run(args: &PruneArgs) -> anyhow::Result<ExitCode> {
+    ensure!(args.repeat >= 1, "--repeat must be at least 1");
+    ensure!(args.threads >= 1, "--threads must be at least 1");
+    ensure!(
+        args.objects <= u32::MAX as usize,
+        "--objects must fit in 32 bits"
+    );
+    let boxes = generate(args.workload, args.objects, args.seed);
+    let n = boxes.len();
+
+    let mut options = PruneOptions::default();
+    options.threads = args.threads;
+    let mut scratch = PruneScratch::new();
+    let mut pairs = Vec::new();
+    let ours = time(args.repeat, || {
+        complete_pairs_with(&boxes, &options, &mut scratch, &mut pairs)?;
+        Ok(pairs.len())
+    })?;
+    let mut our_pairs = pairs.clone();
+    our_pairs.sort_unstable();
+    let name = format!(
+        "complete_pairs ({} thread{})",
+        args.threads,
+        plural(args.threads)
+    );
+    let mut rows = vec![row(name, &ours, n)];
+
+    if n <= BRUTE_FORCE_MAX_OBJECTS {
+        let mut brute = Vec::new();
+        let timing = time(args.repeat.min(BRUTE_FORCE_MAX_REPEAT), || {
+            brute_force(&boxes, &mut brute);
+            Ok(brute.len())
+        })?;
+        if brute != our_pairs {
+            bail!(
+                "complete_pairs disagrees with brute force ({} vs {} pairs)",
+                our_pairs.len(),
+                brute.len()
+            );
+        }
+        rows.push(row("brute force".into(), &timing, n));
+    }
+
+    let leaves: Vec<parry3d::bounding_volume::Aabb> = boxes
+        .iter()
+        .map(|b| parry3d::bounding_volume::Aabb::new(b.min(), b.max()))
+        .collect();
+    let mut workspace = BvhWorkspace::default();
+    let mut parry_pairs: Vec<(u32, u32)> = Vec::new();
+    let parry = time(args.repeat, || {
+        parry_pairs.clear();
+        let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves);
+        bvh.traverse_bvtt_single_tree::<false>(&mut workspace, &mut |a, b| {
+            parry_pairs.push((a, b))
+        });
+        Ok(parry_pairs.len())
+    })?;
+    rows.push(row("parry3d Bvh binned + bvtt".into(), &parry, n));
+
+    if args.techniques {
+        techniques(args, &boxes, &mut rows)?;
+    }
+    let base = rows[0].median_ms;
+    for r in &mut rows {
+        r.ratio = r.median_ms / base;
+    }
+    let report = PruneReport {
+        workload: args.workload,
+        objects: n,
+        threads: args.threads,
+        repeat: args.repeat,
+        seed: args.seed,
+        cpu: cpu_model(),
+        rows,
+    };
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Format::Table => print_table(&report),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The technique ladder, each row adding one technique to the previous one.
+fn techniques(args: &PruneArgs, boxes: &[Aabb], rows: &mut Vec<PruneRow>) -> anyhow::Result<()> {
+    let n = boxes.len();
+    let mut baseline = Baseline::default();
+    for (name, radix) in [
+        ("baseline: std sort, AoS sweep", false),
+        ("+ radix sort", true),
+    ] {
+        let timing = time(args.repeat, || Ok(baseline.run(boxes, radix)))?;
+        rows.push(row(name.into(), &timing, n));
+    }
+    let ladder = [
+        ("+ SoA, sentinels, branchless (scalar)", true, false, 1),
+        ("+ AVX2", false, false, 1),
+        ("+ y/z grid", false, true, 1),
+        ("+ threads", false, true, args.threads.max(2)),
+    ];
+    let mut scratch = PruneScratch::new();
+    let mut pairs = Vec::new();
+    for (name, force_scalar, bucketing, threads) in ladder {
+        let mut options = PruneOptions::default();
+        options.force_scalar = force_scalar;
+        options.bucketing = bucketing;
+        options.threads = threads;
+        let timing = time(args.repeat, || {
+            complete_pairs_with(boxes, &options, &mut scratch, &mut pairs)?;
+            Ok(pairs.len())
+        })?;
+        let name = if threads > 1 {
+            format!("{name} ({threads})")
+        } else {
+            name.to_string()
+        };
+        rows.push(row(name, &timing, n));
+    }
+    Ok(())
+}
+
+/// Timings in milliseconds and the pair count of the last run.
+struct Timing {
+    millis: Vec<f64>,
+    pairs: usize,
+}
+
+/// One untimed warm-up call, then `repeat` timed calls of `f`, which returns its pair count.
+fn time(repeat: usize, mut f: impl FnMut() -> anyhow::Result<usize>) -> anyhow::Result<Timing> {
+    let mut pairs = f()?;
+    let mut millis = Vec::with_capacity(repeat);
+    for _ in 0..repeat {
+        let start = Instant::now();
+        pairs = f()?;
+        millis.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(Timing { millis, pairs })
+}
+
+fn row(method: String, timing: &Timing, n: usize) -> PruneRow {
+    let mut millis = timing.millis.clone();
+    let summary = summarize(&mut millis);
+    PruneRow {
+        method,
+        runs: millis.len(),
+        median_ms: summary.median,
+        min_ms: millis.first().copied().unwrap_or(0.0),
+        pairs: timing.pairs,
+        ns_per_box: summary.median * 1e6 / n.max(1) as f64,
+        ratio: 1.0,
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn print_table(report: &PruneReport) {
+    println!(
+        "prune: {:?} workload, {} boxes, seed {}, {} timed runs, CPU: {}",
+        report.workload, report.objects, report.seed, report.repeat, report.cpu
+    );
+    println!(
+        "{:<40} {:>5} {:>11} {:>11} {:>10} {:>9} {:>9}",
+        "method", "runs", "median ms", "min ms", "pairs", "ns/box", "x ours"
+    );
+    for r in &report.rows {
+        println!(
+            "{:<40} {:>5} {:>11.3} {:>11.3} {:>10} {:>9.1} {:>9.2}",
+            r.method, r.runs, r.median_ms, r.min_ms, r.pairs, r.ns_per_box, r.ratio
+        );
+    }
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split(':').nth(1))
+                .map(|model| model.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Every overlapping pair `(i, j)`, `i < j`, by testing all of them, sorted.
+fn brute_force(boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
+    out.clear();
+    for (i, a) in boxes.iter().enumerate() {
+        for (j, b) in boxes.iter().enumerate().skip(i + 1) {
+            if a.overlaps(b) {
+                out.push((i as u32, j as u32));
+            }
+        }
+    }
+}
+
+/// The textbook sort and sweep the technique ladder starts from: sort box indices by min x,
+/// gather the boxes (array of structures), sweep with bounds-checked, short-circuit tests.
+#[derive(Default)]
+struct Baseline {
+    order: Vec<u32>,
+    keys: Vec<u64>,
+    keys_tmp: Vec<u64>,
+    sorted: Vec<Aabb>,
+    pairs: Vec<(u32, u32)>,
+}
+
+impl Baseline {
+    fn run(&mut self, boxes: &[Aabb], radix: bool) -> usize {
+        self.order.clear();
+        if radix {
+            self.keys.clear();
+            self.keys.extend(
+                boxes
+                    .iter()
+                    .zip(0u64..)
+                    .map(|(b, i)| ((sortable_key(b.min().x) as u64) << 32) | i),
+            );
+            radix_sort_keys(&mut self.keys, &mut self.keys_tmp);
+            self.order.extend(self.keys.iter().map(|&k| k as u32));
+        } else {
+            self.order.extend(0..boxes.len() as u32);
+            self.order.sort_unstable_by(|&a, &b| {
+                boxes[a as usize]
+                    .min()
+                    .x
+                    .total_cmp(&boxes[b as usize].min().x)
+            });
+        }
+        self.sorted.clear();
+        self.sorted
+            .extend(self.order.iter().map(|&i| boxes[i as usize]));
+        self.pairs.clear();
+        for i in 0..self.sorted.len() {
+            let a = self.sorted[i];
+            for j in i + 1..self.sorted.len() {
+                let b = &self.sorted[j];
+                if b.min().x > a.max().x {
+                    break;
+                }
+                if a.overlaps(b) {
+                    let (p, q) = (self.order[i], self.order[j]);
+                    self.pairs.push((p.min(q), p.max(q)));
+                }
+            }
+        }
+        self.pairs.len()
+    }
+}
+
+/// Generates `n` boxes of `workload` from `seed`.
+pub fn generate(workload: Workload, n: usize, seed: u64) -> Vec<Aabb> {
+    let mut rng = SplitMix64::new(seed);
+    let mut boxes = Vec::with_capacity(n);
+    let mut push = |center: Vec3, half: Vec3| {
+        // Finite, non-negative half extents: always a valid box.
+        if let Ok(b) = Aabb::from_center_half_extents(center, half) {
+            boxes.push(b);
+        }
+    };
+    match workload {
+        Workload::Cube | Workload::Sparse => {
+            // Pairs ~ n^2 / 2 * (254 / side)^3 for half extents uniform in [0, 127]: one
+            // pair per box at side = 254 * (n / 2)^(1/3).
+            let side = match workload {
+                Workload::Cube => 4096.0,
+                _ => (254.0 * (n as f64 / 2.0).cbrt()).max(254.0) as f32,
+            };
+            for _ in 0..n {
+                let center = Vec3::new(
+                    rng.range(0.0, side),
+                    rng.range(0.0, side),
+                    rng.range(0.0, side),
+                );
+                let half = Vec3::new(
+                    rng.range(0.0, 127.0),
+                    rng.range(0.0, 127.0),
+                    rng.range(0.0, 127.0),
+                );
+                push(center, half);
+            }
+        }
+        Workload::Clustered => {
+            // 80% in seven clumps (about 16 pairs per box), 20% in a flat layer over the
+            // whole scene (y within [0, 2]), half extents up to 16.
+            const CLUMPS: usize = 7;
+            let layer = n / 5;
+            let per_clump = (n - layer).div_ceil(CLUMPS).max(1) as f32;
+            let clump_side = 10.0 * per_clump.cbrt();
+            let scene = clump_side * 4.0;
+            let centers: Vec<Vec3> = (0..CLUMPS)
+                .map(|_| {
+                    Vec3::new(
+                        rng.range(0.0, scene),
+                        rng.range(0.0, scene),
+                        rng.range(0.0, scene),
+                    )
+                })
+                .collect();
+            for k in 0..n - layer {
+                let offset = Vec3::new(
+                    rng.range(-0.5, 0.5),
+                    rng.range(-0.5, 0.5),
+                    rng.range(-0.5, 0.5),
+                ) * clump_side;
+                let half = Vec3::new(
+                    rng.range(0.0, 16.0),
+                    rng.range(0.0, 16.0),
+                    rng.range(0.0, 16.0),
+                );
+                push(centers[k % CLUMPS] + offset, half);
+            }
+            for _ in 0..layer {
+                let center = Vec3::new(rng.range(0.0, scene), 1.0, rng.range(0.0, scene));
+                let half = Vec3::new(
+                    rng.range(0.0, 16.0),
+                    rng.range(0.0, 1.0),
+                    rng.range(0.0, 16.0),
+                );
+                push(center, half);
+            }
+        }
+    }
+    boxes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workloads_have_the_documented_size_and_density() {
+        let cube = generate(Workload::Cube, 10_000, 1);
+        assert_eq!(cube.len(), 10_000);
+        let mut pairs = Vec::new();
+        brute_force(&cube, &mut pairs);
+        // "About 12,000 pairs at 10,000 boxes".
+        assert!((9_000..15_000).contains(&pairs.len()), "{}", pairs.len());
+        let sparse = generate(Workload::Sparse, 5_000, 2);
+        brute_force(&sparse, &mut pairs);
+        assert!((2_500..7_500).contains(&pairs.len()), "{}", pairs.len());
+        let clustered = generate(Workload::Clustered, 5_000, 3);
+        assert_eq!(clustered.len(), 5_000);
+        brute_force(&clustered, &mut pairs);
+        assert!(pairs.len() > 5 * 5_000, "{}", pairs.len());
+        assert_eq!(
+            generate(Workload::Cube, 100, 9),
+            generate(Workload::Cube, 100, 9)
+        );
+    }
+
+    #[test]
+    fn baseline_and_kernel_agree() {
+        for workload in [Workload::Cube, Workload::Sparse, Workload::Clustered] {
+            let boxes = generate(workload, 3_000, 4);
+            let mut expected = Vec::new();
+            brute_force(&boxes, &mut expected);
+            let mut baseline = Baseline::default();
+            for radix in [false, true] {
+                baseline.run(&boxes, radix);
+                let mut got = baseline.pairs.clone();
+                got.sort_unstable();
+                assert_eq!(got, expected);
+            }
+        }
+    }
+}

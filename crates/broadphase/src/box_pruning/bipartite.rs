@@ -1,0 +1,55 @@
+//! Bipartite box pruning: the overlapping pairs between two sets. Both sets go through one
+//! sort and one sweep, each entry tagged with its set; pairs within a set share a tag bit and
+//! are skipped by the same code test that deduplicates grid cells.
+
+use super::{check_options, grid, run_sweep, sort, PruneOptions, PruneScratch};
+use crate::{Aabb, Error, Result};
+
+const TAG_A: u32 = 1 << 2;
+const TAG_B: u32 = 1 << 3;
+
+/// Every pair `(i, j)` with `a[i]` and `b[j]` overlapping (closed boxes), each once, appended
+/// to `out` (cleared first) in a deterministic order.
+///
+/// O(n) radix sort plus O(n + k) sweep for n = `a.len() + b.len()` and k candidates; fails
+/// with [`Error::CapacityExhausted`] when `a.len() + b.len()` exceeds `u32::MAX`.
+///
+/// ```
+/// use broadphase::{bipartite_pairs, Aabb};
+/// let unit = |x: f32| Aabb::from_arrays([x, 0.0, 0.0], [x + 1.0, 1.0, 1.0]).unwrap();
+/// let (a, b) = ([unit(0.0), unit(0.5)], [unit(1.0), unit(9.0)]);
+/// let mut pairs = Vec::new();
+/// bipartite_pairs(&a, &b, &mut pairs).unwrap();
+/// pairs.sort();
+/// assert_eq!(pairs, vec![(0, 0), (1, 0)]);
+/// ```
+pub fn bipartite_pairs(a: &[Aabb], b: &[Aabb], out: &mut Vec<(u32, u32)>) -> Result<()> {
+    bipartite_pairs_with(
+        a,
+        b,
+        &PruneOptions::default(),
+        &mut PruneScratch::new(),
+        out,
+    )
+}
+
+/// [`bipartite_pairs`] with options and reusable buffers; same output for every option value.
+pub fn bipartite_pairs_with(
+    a: &[Aabb],
+    b: &[Aabb],
+    options: &PruneOptions,
+    scratch: &mut PruneScratch,
+    out: &mut Vec<(u32, u32)>,
+) -> Result<()> {
+    out.clear();
+    check_options(options)?;
+    if a.len() + b.len() > u32::MAX as usize {
+        return Err(Error::CapacityExhausted);
+    }
+    let sources = [(a, TAG_A), (b, TAG_B)];
+    sort::sort_by_min_x(scratch, sources);
+    grid::gather(scratch, sources, options.bucketing);
+    // `a` indices are below `a.len()`, `b` indices above: the low index of a pair is its `a`.
+    run_sweep(scratch, options, a.len() as u32, out);
+    Ok(())
+}

@@ -1,0 +1,419 @@
+//! One-shot "complete box pruning": every overlapping pair of a slice of boxes, with no state
+//! kept between calls (particles, query batches, first frames, teleports).
+//!
+//! The pipeline, per call:
+//! 1. radix sort of the minimum x of every box as order-preserving integer keys ([`sort`]);
+//! 2. when the scene is dense enough, a coarse y/z grid: each box goes into every cell it
+//!    touches, and a pair is reported only in the cell holding the low corner of the two boxes'
+//!    y/z intersection, so each pair once ([`grid`]);
+//! 3. the boxes gathered in sweep order into structure-of-arrays, each cell followed by
+//!    `+inf` sentinels so the sweep needs no bounds checks;
+//! 4. the sweep: for each box, the following boxes while their minimum x does not exceed its
+//!    maximum x, with branchless y/z interval tests, eight at a time with AVX2 when the CPU has
+//!    it ([`sweep_avx2`]) or one at a time otherwise ([`sweep_scalar`]), same output;
+//! 5. with more than one thread, the sweep positions are cut into chunks swept in parallel and
+//!    concatenated in position order, so the output does not depend on the thread count
+//!    ([`parallel`]).
+
+mod bipartite;
+mod grid;
+#[cfg(feature = "parallel")]
+mod parallel;
+mod sort;
+#[cfg(target_arch = "x86_64")]
+mod sweep_avx2;
+mod sweep_scalar;
+
+use std::ops::Range;
+
+use crate::{Aabb, Error, Result};
+
+pub use bipartite::{bipartite_pairs, bipartite_pairs_with};
+
+/// How [`complete_pairs_with`] and [`bipartite_pairs_with`] run.
+///
+/// ```
+/// use broadphase::PruneOptions;
+/// let mut options = PruneOptions::default();
+/// options.threads = 2;
+/// assert!(!options.force_scalar);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PruneOptions {
+    /// Worker threads for the sweep (rayon); 1 runs on the calling thread. Must be at least 1.
+    /// Without the `parallel` feature every value runs on the calling thread.
+    pub threads: usize,
+    /// Use the scalar sweep even when the CPU has AVX2 (same output, for testing and
+    /// measuring).
+    pub force_scalar: bool,
+    /// Allow the coarse y/z grid that cuts false candidates in dense scenes (chosen
+    /// automatically when allowed; same output either way).
+    pub bucketing: bool,
+}
+
+impl Default for PruneOptions {
+    fn default() -> Self {
+        Self {
+            threads: 1,
+            force_scalar: false,
+            bucketing: true,
+        }
+    }
+}
+
+/// Buffers reused across calls: once warmed up on inputs of a given size, a call allocates
+/// nothing (except the thread pool, built on the first multi-threaded call).
+#[derive(Default)]
+pub struct PruneScratch {
+    /// Sort items: the sortable min-x key in the upper 32 bits, the box index below.
+    keys: Vec<u64>,
+    keys_tmp: Vec<u64>,
+    /// Per-cell entry counts, then write cursors.
+    cell_cursor: Vec<usize>,
+    /// Grid entries in cell order as records, before the transpose into `arrays`.
+    staging: Vec<Entry>,
+    arrays: SweepArrays,
+    #[cfg(feature = "parallel")]
+    parallel: parallel::ParallelScratch,
+}
+
+impl std::fmt::Debug for PruneScratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PruneScratch")
+            .field("entries", &self.arrays.swept)
+            .field("cells", &self.arrays.cells)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A clone is fresh, empty scratch: buffers hold no state worth copying.
+impl Clone for PruneScratch {
+    fn clone(&self) -> Self {
+        Self::new()
+    }
+}
+
+impl PruneScratch {
+    /// Empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The number of y/z grid cells the last call used (1 = no bucketing).
+    pub fn last_cell_count(&self) -> usize {
+        self.arrays.cells
+    }
+
+    /// Bytes held by the buffers.
+    pub fn memory_bytes(&self) -> usize {
+        (self.keys.capacity() + self.keys_tmp.capacity()) * 8
+            + self.cell_cursor.capacity() * 8
+            + self.staging.capacity() * std::mem::size_of::<Entry>()
+            + self.arrays.memory_bytes()
+    }
+}
+
+/// Boxes in sweep order as structure-of-arrays. Every cell's run of entries is followed by
+/// [`PADDING`] sentinels (`min_x = +inf`, `max_x = -inf`), and the arrays hold [`PADDING`]
+/// more entries after the last swept position, so a sweep that reads eight entries past any
+/// swept position stays in bounds and stops at the end of its cell.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct SweepArrays {
+    pub(crate) min_x: Vec<f32>,
+    pub(crate) max_x: Vec<f32>,
+    pub(crate) min_y: Vec<f32>,
+    pub(crate) max_y: Vec<f32>,
+    pub(crate) min_z: Vec<f32>,
+    pub(crate) max_z: Vec<f32>,
+    /// Bit flags; a pair is reported only when the two entries' codes share no bit (bits 0-1:
+    /// the box starts in an earlier grid cell on y / z; bits 2-3: bipartite set tags).
+    pub(crate) code: Vec<u32>,
+    /// The box index (bipartite: `b` indices are offset by `a.len()`).
+    pub(crate) index: Vec<u32>,
+    /// Positions to sweep: `0..swept` (sentinel positions included; they report nothing).
+    pub(crate) swept: usize,
+    /// Grid cells used.
+    pub(crate) cells: usize,
+}
+
+/// One entry of [`SweepArrays`] as a record, half a cache line.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(32))]
+pub(crate) struct Entry {
+    min_x: f32,
+    max_x: f32,
+    min_y: f32,
+    max_y: f32,
+    min_z: f32,
+    max_z: f32,
+    code: u32,
+    index: u32,
+}
+
+impl Entry {
+    const SENTINEL: Entry = Entry {
+        min_x: f32::INFINITY,
+        max_x: f32::NEG_INFINITY,
+        min_y: 0.0,
+        max_y: 0.0,
+        min_z: 0.0,
+        max_z: 0.0,
+        code: 0,
+        index: 0,
+    };
+
+    #[inline]
+    fn new(aabb: &Aabb, code: u32, index: u32) -> Self {
+        let (min, max) = (aabb.min(), aabb.max());
+        Entry {
+            min_x: min.x,
+            max_x: max.x,
+            min_y: min.y,
+            max_y: max.y,
+            min_z: min.z,
+            max_z: max.z,
+            code,
+            index,
+        }
+    }
+}
+
+/// Sentinels after each cell: one AVX2 vector of candidates.
+pub(crate) const PADDING: usize = 8;
+
+impl SweepArrays {
+    /// Resizes every array to `len` entries without clearing the ones kept: callers write
+    /// every position (a fill pass would cost as much as the gather itself at a million
+    /// boxes).
+    fn set_len(&mut self, len: usize) {
+        for array in [
+            &mut self.min_x,
+            &mut self.max_x,
+            &mut self.min_y,
+            &mut self.max_y,
+            &mut self.min_z,
+            &mut self.max_z,
+        ] {
+            array.resize(len, 0.0);
+        }
+        self.code.resize(len, 0);
+        self.index.resize(len, 0);
+    }
+
+    /// Writes a sentinel at `position`.
+    fn write_sentinel(&mut self, position: usize) {
+        self.min_x[position] = f32::INFINITY;
+        self.max_x[position] = f32::NEG_INFINITY;
+        self.min_y[position] = 0.0;
+        self.max_y[position] = 0.0;
+        self.min_z[position] = 0.0;
+        self.max_z[position] = 0.0;
+        self.code[position] = 0;
+        self.index[position] = 0;
+    }
+
+    /// Copies `entries` into the arrays (resized to match). One sequential pass.
+    fn transpose_from(&mut self, entries: &[Entry]) {
+        self.set_len(entries.len());
+        let n = entries.len();
+        let (min_x, max_x) = (&mut self.min_x[..n], &mut self.max_x[..n]);
+        let (min_y, max_y) = (&mut self.min_y[..n], &mut self.max_y[..n]);
+        let (min_z, max_z) = (&mut self.min_z[..n], &mut self.max_z[..n]);
+        let (code, index) = (&mut self.code[..n], &mut self.index[..n]);
+        for (k, e) in entries.iter().enumerate() {
+            min_x[k] = e.min_x;
+            max_x[k] = e.max_x;
+            min_y[k] = e.min_y;
+            max_y[k] = e.max_y;
+            min_z[k] = e.min_z;
+            max_z[k] = e.max_z;
+            code[k] = e.code;
+            index[k] = e.index;
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, position: usize, aabb: &Aabb, code: u32, index: u32) {
+        let (min, max) = (aabb.min(), aabb.max());
+        self.min_x[position] = min.x;
+        self.max_x[position] = max.x;
+        self.min_y[position] = min.y;
+        self.max_y[position] = max.y;
+        self.min_z[position] = min.z;
+        self.max_z[position] = max.z;
+        self.code[position] = code;
+        self.index[position] = index;
+    }
+
+    fn memory_bytes(&self) -> usize {
+        (self.min_x.capacity()
+            + self.max_x.capacity()
+            + self.min_y.capacity()
+            + self.max_y.capacity()
+            + self.min_z.capacity()
+            + self.max_z.capacity()
+            + self.code.capacity()
+            + self.index.capacity())
+            * 4
+    }
+
+    /// Checks the layout invariants the unchecked sweeps rely on. O(entries).
+    #[cfg(test)]
+    pub(crate) fn validate(&self) {
+        let len = self.min_x.len();
+        for array in [
+            &self.max_x,
+            &self.min_y,
+            &self.max_y,
+            &self.min_z,
+            &self.max_z,
+        ] {
+            assert_eq!(array.len(), len);
+        }
+        assert_eq!(self.code.len(), len);
+        assert_eq!(self.index.len(), len);
+        assert!(self.swept + PADDING <= len);
+        // Real entries are sorted on min x within their run, every run is followed by at
+        // least PADDING sentinels, and nothing real lies beyond the swept positions.
+        for position in 0..len {
+            let x = self.min_x[position];
+            if x == f32::INFINITY {
+                assert_eq!(self.max_x[position], f32::NEG_INFINITY);
+                continue;
+            }
+            assert!(x.is_finite() && position < self.swept);
+            let next = self.min_x[position + 1];
+            if next != f32::INFINITY {
+                assert!(x <= next);
+            } else {
+                let sentinels = &self.min_x[position + 1..position + 1 + PADDING];
+                assert!(sentinels.iter().all(|&s| s == f32::INFINITY));
+            }
+        }
+    }
+}
+
+/// Which sweep kernel runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    Scalar,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl Kernel {
+    fn select(force_scalar: bool) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if !force_scalar && std::arch::is_x86_feature_detected!("avx2") {
+            return Kernel::Avx2;
+        }
+        let _ = force_scalar;
+        Kernel::Scalar
+    }
+
+    /// Sweeps positions `range` of `arrays`, appending `(low, high - shift)` for each
+    /// reported pair of box indices `low < high`.
+    #[inline]
+    pub(crate) fn sweep(
+        self,
+        arrays: &SweepArrays,
+        range: Range<usize>,
+        shift: u32,
+        out: &mut Vec<(u32, u32)>,
+    ) {
+        match self {
+            Kernel::Scalar => sweep_scalar::sweep(arrays, range, shift, out),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => sweep_avx2::sweep(arrays, range, shift, out),
+        }
+    }
+}
+
+/// Every pair `(i, j)`, `i < j`, of `boxes` whose closed boxes overlap, each once, appended to
+/// `out` (cleared first) in a deterministic order that depends only on `boxes`.
+///
+/// Allocates its buffers on each call; use [`complete_pairs_with`] and a [`PruneScratch`] to
+/// reuse them. O(n) radix sort and gather plus O(n + k) sweep for k candidate pairs (pairs
+/// overlapping on x within a grid cell). Fails with [`Error::CapacityExhausted`] when
+/// there are more boxes than a `u32` index addresses.
+///
+/// ```
+/// use broadphase::{complete_pairs, Aabb};
+/// let boxes = [
+///     Aabb::from_arrays([0.0; 3], [1.0; 3]).unwrap(),
+///     Aabb::from_arrays([5.0; 3], [6.0; 3]).unwrap(),
+///     Aabb::from_arrays([1.0; 3], [2.0; 3]).unwrap(), // touches box 0 at a corner
+/// ];
+/// let mut pairs = Vec::new();
+/// complete_pairs(&boxes, &mut pairs).unwrap();
+/// assert_eq!(pairs, vec![(0, 2)]);
+/// ```
+pub fn complete_pairs(boxes: &[Aabb], out: &mut Vec<(u32, u32)>) -> Result<()> {
+    complete_pairs_with(
+        boxes,
+        &PruneOptions::default(),
+        &mut PruneScratch::new(),
+        out,
+    )
+}
+
+/// [`complete_pairs`] with options and reusable buffers. The output is the same for every
+/// option value (thread count, kernel, bucketing).
+///
+/// ```
+/// use broadphase::{complete_pairs_with, Aabb, PruneOptions, PruneScratch};
+/// let boxes: Vec<Aabb> = (0..100)
+///     .map(|i| Aabb::from_arrays([i as f32; 3], [i as f32 + 1.5; 3]).unwrap())
+///     .collect();
+/// let mut scratch = PruneScratch::new();
+/// let mut pairs = Vec::new();
+/// let mut options = PruneOptions::default();
+/// options.threads = 2;
+/// complete_pairs_with(&boxes, &options, &mut scratch, &mut pairs).unwrap();
+/// assert_eq!(pairs.len(), 99); // each box overlaps the next one
+/// ```
+pub fn complete_pairs_with(
+    boxes: &[Aabb],
+    options: &PruneOptions,
+    scratch: &mut PruneScratch,
+    out: &mut Vec<(u32, u32)>,
+) -> Result<()> {
+    out.clear();
+    check_options(options)?;
+    if boxes.len() > u32::MAX as usize {
+        return Err(Error::CapacityExhausted);
+    }
+    sort::sort_by_min_x(scratch, [(boxes, 0)]);
+    grid::gather(scratch, [(boxes, 0)], options.bucketing);
+    run_sweep(scratch, options, 0, out);
+    Ok(())
+}
+
+fn check_options(options: &PruneOptions) -> Result<()> {
+    if options.threads == 0 {
+        return Err(Error::InvalidOption("threads must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Sweeps the gathered arrays on the configured number of threads.
+fn run_sweep(
+    scratch: &mut PruneScratch,
+    options: &PruneOptions,
+    shift: u32,
+    out: &mut Vec<(u32, u32)>,
+) {
+    let kernel = Kernel::select(options.force_scalar);
+    #[cfg(feature = "parallel")]
+    if options.threads > 1 {
+        scratch
+            .parallel
+            .sweep(&scratch.arrays, options.threads, kernel, shift, out);
+        return;
+    }
+    kernel.sweep(&scratch.arrays, 0..scratch.arrays.swept, shift, out);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,365 @@
+//! Cell coordinates and the spatial hash that stores grid cells, shared by the uniform and the
+//! hierarchical grid.
+//!
+//! Cell coordinates are computed in `f64` and saturated to ±[`CELL_LIMIT`], so boxes at ±1e30 or
+//! spanning ±3e38 never overflow or panic. Saturation is monotone (`a <= b` implies
+//! `cell(a) <= cell(b)`), which is all the grids need to stay exact: two overlapping boxes always
+//! share the cell of the minimum corner of their intersection, however coarse the clamped cells.
+
+/// Largest magnitude of a cell coordinate; far beyond it, cells merge (still exact).
+pub(crate) const CELL_LIMIT: i64 = 1 << 60;
+
+const NONE: u32 = u32::MAX;
+
+// The slides' large primes for `(i·p1 xor j·p2 xor k·p3) mod n`; the fourth mixes in the level.
+const P1: u64 = 73_856_093;
+const P2: u64 = 19_349_663;
+const P3: u64 = 83_492_791;
+const P4: u64 = 2_654_435_761;
+
+/// The cell coordinate of `v` for cells of size `1 / inv_cell`: `floor(v · inv_cell)`, saturated.
+#[inline]
+pub(crate) fn cell_coord(v: f32, inv_cell: f64) -> i64 {
+    let x = v as f64 * inv_cell;
+    // Floor without a libm call: truncate (`as` saturates), then step down for negative
+    // fractions. Exact for |x| < 2^63; the clamp keeps range arithmetic far from overflow.
+    let truncated = x as i64;
+    let floor = truncated.saturating_sub(((truncated as f64) > x) as i64);
+    floor.clamp(-CELL_LIMIT, CELL_LIMIT)
+}
+
+/// An inclusive box of cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct CellRange {
+    pub(crate) min: [i64; 3],
+    pub(crate) max: [i64; 3],
+}
+
+impl CellRange {
+    /// The cells a box with corners `lo`, `hi` overlaps.
+    #[inline]
+    pub(crate) fn of(lo: glam::Vec3, hi: glam::Vec3, inv_cell: f64) -> Self {
+        Self {
+            min: [
+                cell_coord(lo.x, inv_cell),
+                cell_coord(lo.y, inv_cell),
+                cell_coord(lo.z, inv_cell),
+            ],
+            max: [
+                cell_coord(hi.x, inv_cell),
+                cell_coord(hi.y, inv_cell),
+                cell_coord(hi.z, inv_cell),
+            ],
+        }
+    }
+
+    /// Number of cells, saturating (ranges span at most 2^61 cells per axis).
+    #[inline]
+    pub(crate) fn cell_count(&self) -> u128 {
+        (0..3).fold(1u128, |n, a| {
+            n.saturating_mul((self.max[a] - self.min[a] + 1) as u128)
+        })
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, c: [i64; 3]) -> bool {
+        (0..3).all(|a| self.min[a] <= c[a] && c[a] <= self.max[a])
+    }
+
+    /// Calls `f` with every cell of the range, x fastest.
+    #[inline]
+    pub(crate) fn for_each(&self, mut f: impl FnMut([i64; 3])) {
+        for k in self.min[2]..=self.max[2] {
+            for j in self.min[1]..=self.max[1] {
+                for i in self.min[0]..=self.max[0] {
+                    f([i, j, k]);
+                }
+            }
+        }
+    }
+
+    /// The cell holding the minimum corner of the intersection of two boxes with these ranges
+    /// (monotone saturation makes it the componentwise max of the two minimum cells).
+    #[inline]
+    pub(crate) fn corner_cell(&self, other: &CellRange) -> [i64; 3] {
+        [0, 1, 2].map(|a| self.min[a].max(other.min[a]))
+    }
+}
+
+/// A cell's address: its level (0 for a uniform grid) and its integer coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct CellKey {
+    pub(crate) level: i32,
+    pub(crate) coords: [i64; 3],
+}
+
+impl CellKey {
+    /// The slides' spatial hash `i·p1 xor j·p2 xor k·p3` (xor the level times a fourth prime),
+    /// before the `mod n` (see [`CellMap`]).
+    #[inline]
+    fn hash(&self) -> u64 {
+        let [i, j, k] = self.coords;
+        (i as u64).wrapping_mul(P1)
+            ^ (j as u64).wrapping_mul(P2)
+            ^ (k as u64).wrapping_mul(P3)
+            ^ (self.level as u64).wrapping_mul(P4)
+    }
+}
+
+/// A spatial hash of occupied cells: `n` (a power of two) buckets of chained cells, each with
+/// the list of proxy slots stored in it.
+///
+/// Only occupied cells exist: a cell whose list empties is unlinked and its index (with its list's
+/// allocation) reused, so memory is bounded by the peak number of occupied cells however far
+/// objects wander. Lookups are O(1) on average (the table doubles when cells outnumber buckets).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CellMap {
+    heads: Vec<u32>,
+    keys: Vec<CellKey>,
+    next: Vec<u32>,
+    items: Vec<Vec<u32>>,
+    free: Vec<u32>,
+    occupied: usize,
+}
+
+/// Initial capacity of a cell's slot list.
+const LIST_CAPACITY: usize = 8;
+
+/// `next` value marking a freed cell.
+const FREED: u32 = u32::MAX - 1;
+
+impl CellMap {
+    #[inline]
+    fn bucket(&self, key: &CellKey) -> usize {
+        // `mod n` for a power-of-two `n`, taken from the top bits of a Fibonacci multiply: with
+        // a plain mask, the low bits of the xor of prime products depend only on the low bits
+        // of the coordinates, so cells a multiple of `n` apart always collide.
+        let bits = self.heads.len().trailing_zeros();
+        (key.hash().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+    }
+
+    /// The index of the cell at `key`, if occupied.
+    #[inline]
+    pub(crate) fn find(&self, key: &CellKey) -> Option<usize> {
+        if self.heads.is_empty() {
+            return None;
+        }
+        let mut cell = self.heads[self.bucket(key)];
+        while cell != NONE {
+            if self.keys[cell as usize] == *key {
+                return Some(cell as usize);
+            }
+            cell = self.next[cell as usize];
+        }
+        None
+    }
+
+    /// The slots stored in cell `cell` (an index from [`CellMap::find`]).
+    #[inline]
+    pub(crate) fn items(&self, cell: usize) -> &[u32] {
+        &self.items[cell]
+    }
+
+    /// Adds `slot` to the cell at `key`, creating the cell if needed.
+    pub(crate) fn push(&mut self, key: CellKey, slot: u32) {
+        let cell = match self.find(&key) {
+            Some(cell) => cell,
+            None => self.create(key),
+        };
+        self.items[cell].push(slot);
+    }
+
+    /// Removes `slot` from the cell at `key`; frees the cell when it empties.
+    pub(crate) fn remove(&mut self, key: CellKey, slot: u32) {
+        let Some(cell) = self.find(&key) else {
+            debug_assert!(false, "slot {slot} not in cell {key:?}");
+            return;
+        };
+        let list = &mut self.items[cell];
+        if let Some(at) = list.iter().position(|&s| s == slot) {
+            list.swap_remove(at);
+        }
+        if list.is_empty() {
+            self.release(cell);
+        }
+    }
+
+    fn create(&mut self, key: CellKey) -> usize {
+        if self.occupied >= self.heads.len() {
+            self.grow();
+        }
+        let cell = match self.free.pop() {
+            Some(cell) => {
+                self.keys[cell as usize] = key;
+                cell as usize
+            }
+            None => {
+                self.keys.push(key);
+                self.next.push(NONE);
+                // Lists move between cells as cells are freed and reused; starting them at a
+                // typical occupancy keeps a reused list from growing in a later step.
+                self.items.push(Vec::with_capacity(LIST_CAPACITY));
+                self.keys.len() - 1
+            }
+        };
+        let bucket = self.bucket(&key);
+        self.next[cell] = self.heads[bucket];
+        self.heads[bucket] = cell as u32;
+        self.occupied += 1;
+        cell
+    }
+
+    fn release(&mut self, cell: usize) {
+        let bucket = self.bucket(&self.keys[cell]);
+        let mut link = self.heads[bucket];
+        if link == cell as u32 {
+            self.heads[bucket] = self.next[cell];
+        } else {
+            while self.next[link as usize] != cell as u32 {
+                link = self.next[link as usize];
+            }
+            self.next[link as usize] = self.next[cell];
+        }
+        self.next[cell] = FREED;
+        self.free.push(cell as u32);
+        self.occupied -= 1;
+    }
+
+    fn grow(&mut self) {
+        let buckets = (self.heads.len() * 2).max(64);
+        self.heads.clear();
+        self.heads.resize(buckets, NONE);
+        for cell in 0..self.keys.len() {
+            if self.next[cell] == FREED {
+                continue;
+            }
+            let bucket = self.bucket(&self.keys[cell]);
+            self.next[cell] = self.heads[bucket];
+            self.heads[bucket] = cell as u32;
+        }
+    }
+
+    /// Number of occupied cells.
+    #[inline]
+    pub(crate) fn occupied(&self) -> usize {
+        self.occupied
+    }
+
+    /// Number of cell records ever allocated (occupied plus reusable).
+    #[inline]
+    pub(crate) fn allocated(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Number of (cell, slot) entries over all cells.
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> usize {
+        self.items.iter().map(Vec::len).sum()
+    }
+
+    /// Removes every cell, keeping allocations.
+    pub(crate) fn clear(&mut self) {
+        self.heads.iter_mut().for_each(|h| *h = NONE);
+        self.free.clear();
+        for cell in (0..self.keys.len()).rev() {
+            self.items[cell].clear();
+            self.next[cell] = FREED;
+            self.free.push(cell as u32);
+        }
+        self.occupied = 0;
+    }
+
+    /// Bytes held, lists included.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.heads.capacity() * 4
+            + self.keys.capacity() * std::mem::size_of::<CellKey>()
+            + self.next.capacity() * 4
+            + self.free.capacity() * 4
+            + self.items.capacity() * std::mem::size_of::<Vec<u32>>()
+            + self.items.iter().map(|l| l.capacity() * 4).sum::<usize>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coordinates_saturate_without_panicking() {
+        assert_eq!(cell_coord(0.0, 1.0), 0);
+        assert_eq!(cell_coord(-0.5, 1.0), -1);
+        assert_eq!(cell_coord(1.0, 1.0), 1);
+        assert_eq!(cell_coord(-1.0, 1.0), -1);
+        assert_eq!(cell_coord(-1.5, 2.0), -3);
+        assert_eq!(cell_coord(-0.0, 1.0), 0);
+        assert_eq!(cell_coord(2.999_999_8, 1.0), 2);
+        for k in -300..300 {
+            let v = k as f32 * 0.37;
+            assert_eq!(cell_coord(v, 3.0), (v as f64 * 3.0).floor() as i64, "{v}");
+        }
+        assert_eq!(cell_coord(f32::MAX, 1.0), CELL_LIMIT);
+        assert_eq!(cell_coord(-f32::MAX, 1.0), -CELL_LIMIT);
+        assert_eq!(cell_coord(1e30, 1e6), CELL_LIMIT);
+        assert_eq!(cell_coord(-1e30, 1e-6), -CELL_LIMIT);
+        // Monotone across the saturation point.
+        let values = [
+            -f32::MAX,
+            -1e30,
+            -1e18,
+            -3.0,
+            -0.0,
+            0.0,
+            2.5,
+            1e18,
+            1e30,
+            f32::MAX,
+        ];
+        for w in values.windows(2) {
+            assert!(cell_coord(w[0], 1e3) <= cell_coord(w[1], 1e3));
+        }
+        let huge = CellRange::of(
+            glam::Vec3::splat(-f32::MAX),
+            glam::Vec3::splat(f32::MAX),
+            1.0,
+        );
+        assert_eq!(huge.cell_count(), u128::MAX);
+    }
+
+    #[test]
+    fn cells_are_found_freed_and_reused() {
+        let mut map = CellMap::default();
+        let key = |i: i64| CellKey {
+            level: 0,
+            coords: [i, -i, i * 7],
+        };
+        for i in 0..500 {
+            map.push(key(i), i as u32);
+            map.push(key(i), 1000 + i as u32);
+        }
+        assert_eq!(map.occupied(), 500);
+        for i in 0..500 {
+            let cell = map.find(&key(i)).unwrap();
+            assert_eq!(map.items(cell), &[i as u32, 1000 + i as u32]);
+        }
+        assert!(map.find(&key(500)).is_none());
+        for i in 0..500 {
+            map.remove(key(i), i as u32);
+            map.remove(key(i), 1000 + i as u32);
+        }
+        assert_eq!(map.occupied(), 0);
+        let allocated = map.allocated();
+        // New cells reuse the freed records.
+        for i in 1000..1500 {
+            map.push(key(i), 1);
+        }
+        assert_eq!(map.allocated(), allocated);
+        assert!(map.find(&key(1200)).is_some() && map.find(&key(0)).is_none());
+        // Same coordinates on another level are another cell.
+        assert!(map
+            .find(&CellKey {
+                level: 1,
+                coords: key(1200).coords
+            })
+            .is_none());
+    }
+}

@@ -1,0 +1,746 @@
+//! Hierarchical grid: levels of cubic cells of edge 2^k in one spatial hash, each box at the
+//! level that matches its size.
+
+use std::ops::ControlFlow;
+
+use crate::cell_hash::{CellKey, CellMap, CellRange};
+use crate::pair_tracker::PairTracker;
+use crate::{
+    Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
+};
+
+/// The finest level: boxes smaller than 2^-20 (about 1e-6) share its cells.
+pub const HGRID_MIN_LEVEL: i32 = -20;
+/// The coarsest level; boxes with an edge above 2^127 (or infinite) go to the oversized list.
+pub const HGRID_MAX_LEVEL: i32 = 127;
+const LEVELS: usize = (HGRID_MAX_LEVEL - HGRID_MIN_LEVEL + 1) as usize;
+/// Default of [`HierarchicalGrid::set_scan_limit`]: levels with at most this many boxes are
+/// searched by testing all their boxes instead of hashing cells (a box test costs a few
+/// nanoseconds, a cell lookup tens).
+pub const HGRID_DEFAULT_SCAN_LIMIT: usize = 32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    None,
+    Cells,
+    Oversized,
+}
+
+/// The hierarchical grid of the lecture slides: level `k` has cells of edge `2^k`, and a box
+/// goes to the level where `0.5 < largest edge / cell ≤ 1`, so it overlaps at most 2 × 2 × 2
+/// cells there whatever its size. All levels share one spatial hash keyed by `(level, i, j, k)`;
+/// only occupied cells exist and emptied cells are reused.
+///
+/// Pairs are found at the coarser level of the two boxes: every box looks up the ≤ 8 cells its
+/// box overlaps on its own and every coarser occupied level, and a pair is reported only in the
+/// cell holding the minimum corner of the intersection (and, between two boxes of the same
+/// level, only by the smaller slot). Levels holding at most 32 boxes (see
+/// [`HierarchicalGrid::set_scan_limit`]) are not hashed: their boxes
+/// are tested directly, which keeps the few large boxes of a wide size spread cheap. The cost per box is O(occupied levels ≥ its level × cell
+/// occupancy), independent of the spread of sizes, where a uniform grid either stores big boxes
+/// in many cells or puts many small boxes in one cell.
+///
+/// Updates re-place only moved boxes (touching only cells entered or left when the level is
+/// unchanged) and then recompute the pairs with the search above (full-recompute style:
+/// moved boxes must also be found by smaller boxes on finer levels, which would otherwise need a
+/// search of many fine cells). Box queries walk the query's cells on every occupied level; ray
+/// casts use the provided linear scan.
+///
+/// ```
+/// use broadphase::{Aabb, BroadPhase, CollisionFilter, HierarchicalGrid, PairEvents, ProxyKind};
+/// let mut hgrid = HierarchicalGrid::new();
+/// let all = CollisionFilter::ALL;
+/// hgrid.insert(Aabb::from_arrays([0.0; 3], [0.01; 3])?, ProxyKind::Dynamic, all)?;
+/// hgrid.insert(Aabb::from_arrays([-100.0; 3], [100.0; 3])?, ProxyKind::Dynamic, all)?;
+/// let mut events = PairEvents::new();
+/// hgrid.update(&mut events);
+/// assert_eq!(events.begun.len(), 1);
+/// assert_eq!(hgrid.occupied_levels().len(), 2);
+/// # Ok::<(), broadphase::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct HierarchicalGrid {
+    proxies: ProxyTable,
+    pairs: PairTracker,
+    cells: CellMap,
+    /// `1 / 2^level` by level index.
+    inv_cell: Vec<f64>,
+    /// The boxes of each level (by level index).
+    members: Vec<Vec<u32>>,
+    scan_limit: usize,
+    /// Occupied levels in increasing order, rebuilt at each update.
+    occupied: Vec<i32>,
+    // Per slot.
+    placement: Vec<Placement>,
+    levels: Vec<i32>,
+    ranges: Vec<CellRange>,
+    /// Position in the oversized list or in the level's member list.
+    oversized_position: Vec<u32>,
+    is_moved: Vec<bool>,
+    oversized: Vec<u32>,
+    moved: Vec<u32>,
+}
+
+impl Default for HierarchicalGrid {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The level whose cell edge `2^k` is the smallest power of two ≥ `edge`, clamped below at
+/// [`HGRID_MIN_LEVEL`]; `None` above [`HGRID_MAX_LEVEL`] or for an infinite edge. Exact: read
+/// from the float's exponent bits.
+pub(crate) fn level_of(edge: f32) -> Option<i32> {
+    if !edge.is_finite() {
+        return None;
+    }
+    if edge <= (HGRID_MIN_LEVEL as f32).exp2() {
+        return Some(HGRID_MIN_LEVEL);
+    }
+    let bits = edge.to_bits();
+    let exponent = ((bits >> 23) & 0xff) as i32 - 127;
+    let level = if bits & 0x7f_ffff == 0 {
+        exponent
+    } else {
+        exponent + 1
+    };
+    (level <= HGRID_MAX_LEVEL).then_some(level)
+}
+
+impl HierarchicalGrid {
+    /// An empty hierarchical grid.
+    pub fn new() -> Self {
+        Self {
+            proxies: ProxyTable::new(),
+            pairs: PairTracker::new(),
+            cells: CellMap::default(),
+            inv_cell: (HGRID_MIN_LEVEL..=HGRID_MAX_LEVEL)
+                .map(|k| (-k as f64).exp2())
+                .collect(),
+            members: vec![Vec::new(); LEVELS],
+            scan_limit: HGRID_DEFAULT_SCAN_LIMIT,
+            occupied: Vec::with_capacity(LEVELS),
+            placement: Vec::new(),
+            levels: Vec::new(),
+            ranges: Vec::new(),
+            oversized_position: Vec::new(),
+            is_moved: Vec::new(),
+            oversized: Vec::new(),
+            moved: Vec::new(),
+        }
+    }
+
+    /// Levels with at most `limit` boxes are searched by testing each of their boxes rather than
+    /// by hashing cells (0: always hash). Default [`HGRID_DEFAULT_SCAN_LIMIT`].
+    pub fn set_scan_limit(&mut self, limit: usize) {
+        self.scan_limit = limit;
+    }
+
+    /// The levels holding at least one box as of the last update, finest first.
+    pub fn occupied_levels(&self) -> &[i32] {
+        &self.occupied
+    }
+
+    /// Number of boxes stored at `level` (cell edge `2^level`).
+    pub fn level_count(&self, level: i32) -> usize {
+        if (HGRID_MIN_LEVEL..=HGRID_MAX_LEVEL).contains(&level) {
+            self.members[(level - HGRID_MIN_LEVEL) as usize].len()
+        } else {
+            0
+        }
+    }
+
+    /// Number of occupied cells over all levels.
+    pub fn occupied_cells(&self) -> usize {
+        self.cells.occupied()
+    }
+
+    /// Number of cell records allocated, occupied or kept for reuse.
+    pub fn allocated_cells(&self) -> usize {
+        self.cells.allocated()
+    }
+
+    /// Number of proxies in the oversized list.
+    pub fn oversized_count(&self) -> usize {
+        self.oversized.len()
+    }
+
+    #[inline]
+    fn level_index(level: i32) -> usize {
+        (level - HGRID_MIN_LEVEL) as usize
+    }
+
+    #[inline]
+    fn range_at(&self, aabb: &Aabb, level: i32) -> CellRange {
+        CellRange::of(
+            aabb.min(),
+            aabb.max(),
+            self.inv_cell[Self::level_index(level)],
+        )
+    }
+
+    fn grow_slots(&mut self) {
+        let n = self.proxies.slot_count();
+        if self.placement.len() < n {
+            self.placement.resize(n, Placement::None);
+            self.levels.resize(n, 0);
+            self.ranges.resize(n, CellRange::default());
+            self.oversized_position.resize(n, 0);
+            self.is_moved.resize(n, false);
+        }
+    }
+
+    fn place(&mut self, slot: usize) {
+        let aabb = *self.proxies.aabb(slot);
+        match level_of(aabb.extents().max_element()) {
+            None => {
+                self.placement[slot] = Placement::Oversized;
+                self.oversized_position[slot] = self.oversized.len() as u32;
+                self.oversized.push(slot as u32);
+            }
+            Some(level) => {
+                let range = self.range_at(&aabb, level);
+                self.placement[slot] = Placement::Cells;
+                self.levels[slot] = level;
+                self.ranges[slot] = range;
+                let members = &mut self.members[Self::level_index(level)];
+                self.oversized_position[slot] = members.len() as u32;
+                members.push(slot as u32);
+                let cells = &mut self.cells;
+                range.for_each(|coords| cells.push(CellKey { level, coords }, slot as u32));
+            }
+        }
+    }
+
+    fn unplace(&mut self, slot: usize) {
+        match self.placement[slot] {
+            Placement::None => {}
+            Placement::Cells => {
+                let level = self.levels[slot];
+                let members = &mut self.members[Self::level_index(level)];
+                let at = self.oversized_position[slot] as usize;
+                members.swap_remove(at);
+                if let Some(&other) = members.get(at) {
+                    self.oversized_position[other as usize] = at as u32;
+                }
+                let cells = &mut self.cells;
+                self.ranges[slot]
+                    .for_each(|coords| cells.remove(CellKey { level, coords }, slot as u32));
+            }
+            Placement::Oversized => {
+                let at = self.oversized_position[slot] as usize;
+                self.oversized.swap_remove(at);
+                if let Some(&other) = self.oversized.get(at) {
+                    self.oversized_position[other as usize] = at as u32;
+                }
+            }
+        }
+        self.placement[slot] = Placement::None;
+    }
+
+    fn replace(&mut self, slot: usize) {
+        let aabb = *self.proxies.aabb(slot);
+        let level = level_of(aabb.extents().max_element());
+        if self.placement[slot] != Placement::Cells || level != Some(self.levels[slot]) {
+            self.unplace(slot);
+            self.place(slot);
+            return;
+        }
+        let level = self.levels[slot];
+        let (old, new) = (self.ranges[slot], self.range_at(&aabb, level));
+        if old == new {
+            return;
+        }
+        let cells = &mut self.cells;
+        old.for_each(|coords| {
+            if !new.contains(coords) {
+                cells.remove(CellKey { level, coords }, slot as u32);
+            }
+        });
+        new.for_each(|coords| {
+            if !old.contains(coords) {
+                cells.push(CellKey { level, coords }, slot as u32);
+            }
+        });
+        self.ranges[slot] = new;
+    }
+
+    /// Marks the pairs `slot` reports: with boxes of its level (larger slots only) and of every
+    /// coarser level, each in the cell of the intersection's minimum corner.
+    fn mark_pairs_of(&mut self, slot: usize) {
+        let proxies = &self.proxies;
+        let aabb = proxies.aabb(slot);
+        let own = self.levels[slot];
+        for &level in &self.occupied {
+            if level < own {
+                continue;
+            }
+            let members = &self.members[Self::level_index(level)];
+            if members.len() <= self.scan_limit {
+                // A sparse level: testing its few boxes beats hashing up to 8 cells.
+                for &other in members {
+                    let other = other as usize;
+                    if (level != own || other > slot)
+                        && aabb.overlaps(proxies.aabb(other))
+                        && proxies.can_pair(slot, other)
+                    {
+                        self.pairs.mark(slot as u32, other as u32);
+                    }
+                }
+                continue;
+            }
+            let range = if level == own {
+                self.ranges[slot]
+            } else {
+                self.range_at(aabb, level)
+            };
+            let (cells, pairs, ranges) = (&self.cells, &mut self.pairs, &self.ranges);
+            range.for_each(|coords| {
+                let Some(cell) = cells.find(&CellKey { level, coords }) else {
+                    return;
+                };
+                for &other in cells.items(cell) {
+                    let other = other as usize;
+                    if level == own && other <= slot {
+                        continue;
+                    }
+                    if range.corner_cell(&ranges[other]) == coords
+                        && aabb.overlaps(proxies.aabb(other))
+                        && proxies.can_pair(slot, other)
+                    {
+                        pairs.mark(slot as u32, other as u32);
+                    }
+                }
+            });
+        }
+    }
+}
+
+impl BroadPhase for HierarchicalGrid {
+    fn name(&self) -> &'static str {
+        "hgrid"
+    }
+
+    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+        let id = self.proxies.insert(aabb, kind, filter)?;
+        self.grow_slots();
+        let slot = id.index() as usize;
+        self.is_moved[slot] = true;
+        self.moved.push(slot as u32);
+        Ok(id)
+    }
+
+    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
+        let slot = self.proxies.set_aabb(id, aabb)?;
+        if !self.is_moved[slot] {
+            self.is_moved[slot] = true;
+            self.moved.push(slot as u32);
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, id: ProxyId) -> Result<()> {
+        self.proxies.remove(id).map(|_| ())
+    }
+
+    fn update(&mut self, events: &mut PairEvents) {
+        for k in 0..self.proxies.removed_slots().len() {
+            let slot = self.proxies.removed_slots()[k] as usize;
+            self.unplace(slot);
+            self.is_moved[slot] = false;
+        }
+        for k in 0..self.moved.len() {
+            let slot = self.moved[k] as usize;
+            self.is_moved[slot] = false;
+            if self.proxies.is_live(slot) {
+                self.replace(slot);
+            }
+        }
+        self.moved.clear();
+        self.occupied.clear();
+        for (index, members) in self.members.iter().enumerate() {
+            if !members.is_empty() {
+                self.occupied.push(index as i32 + HGRID_MIN_LEVEL);
+            }
+        }
+
+        self.pairs.begin_full();
+        for slot in 0..self.placement.len() {
+            if self.placement[slot] == Placement::Cells {
+                self.mark_pairs_of(slot);
+            }
+        }
+        let proxies = &self.proxies;
+        for &big in &self.oversized {
+            let big = big as usize;
+            let aabb = proxies.aabb(big);
+            for other in 0..self.placement.len() {
+                let placement = self.placement[other];
+                if placement == Placement::None
+                    || (placement == Placement::Oversized && other <= big)
+                {
+                    continue;
+                }
+                if aabb.overlaps(proxies.aabb(other)) && proxies.can_pair(big, other) {
+                    self.pairs.mark(big as u32, other as u32);
+                }
+            }
+        }
+        self.pairs.end_full();
+        self.pairs.finish(&self.proxies, events);
+        self.proxies.release_removed();
+    }
+
+    fn clear(&mut self) {
+        self.proxies.clear();
+        self.pairs.clear();
+        self.cells.clear();
+        self.oversized.clear();
+        self.moved.clear();
+        self.occupied.clear();
+        self.members.iter_mut().for_each(Vec::clear);
+        self.placement.iter_mut().for_each(|p| *p = Placement::None);
+        self.is_moved.iter_mut().for_each(|m| *m = false);
+    }
+
+    fn proxies(&self) -> &ProxyTable {
+        &self.proxies
+    }
+
+    fn pair_set(&self) -> &PairSet {
+        self.pairs.set()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.proxies.memory_bytes()
+            + self.pairs.memory_bytes()
+            + self.cells.memory_bytes()
+            + self.inv_cell.capacity() * 8
+            + self
+                .members
+                .iter()
+                .map(|m| m.capacity() * 4 + 24)
+                .sum::<usize>()
+            + self.occupied.capacity() * 4
+            + self.placement.capacity()
+            + self.levels.capacity() * 4
+            + self.ranges.capacity() * std::mem::size_of::<CellRange>()
+            + self.oversized_position.capacity() * 4
+            + self.is_moved.capacity()
+            + (self.oversized.capacity() + self.moved.capacity()) * 4
+    }
+
+    fn query_aabb_with(
+        &self,
+        aabb: &Aabb,
+        filter: CollisionFilter,
+        visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>,
+    ) {
+        let proxies = &self.proxies;
+        let report = |slot: usize, visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>| {
+            if proxies.is_live(slot)
+                && proxies.filter(slot).allows(filter)
+                && proxies.aabb(slot).overlaps(aabb)
+            {
+                visitor(proxies.id(slot))
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let cells_to_visit = self.occupied.iter().fold(0u128, |n, &level| {
+            n.saturating_add(self.range_at(aabb, level).cell_count())
+        });
+        if cells_to_visit > (self.cells.occupied() as u128).max(64) {
+            for slot in 0..self.placement.len() {
+                if self.placement[slot] != Placement::None && report(slot, visitor).is_break() {
+                    return;
+                }
+            }
+            return;
+        }
+        for &slot in &self.oversized {
+            if report(slot as usize, visitor).is_break() {
+                return;
+            }
+        }
+        for &level in &self.occupied {
+            let query = self.range_at(aabb, level);
+            let mut stop = false;
+            query.for_each(|coords| {
+                if stop {
+                    return;
+                }
+                let Some(cell) = self.cells.find(&CellKey { level, coords }) else {
+                    return;
+                };
+                for &slot in self.cells.items(cell) {
+                    let slot = slot as usize;
+                    if query.corner_cell(&self.ranges[slot]) == coords
+                        && report(slot, visitor).is_break()
+                    {
+                        stop = true;
+                        return;
+                    }
+                }
+            });
+            if stop {
+                return;
+            }
+        }
+    }
+}
+
+/// Structural checks for tests, right after an update.
+#[cfg(test)]
+impl HierarchicalGrid {
+    /// Checks that every stored box is in exactly the cells of its current range (or in the
+    /// oversized list) and that the cells hold nothing else. Panics on the first violation.
+    fn validate(&self) {
+        let mut entries = 0;
+        for slot in 0..self.placement.len() {
+            match self.placement[slot] {
+                Placement::Cells => {
+                    assert!(self.proxies.is_live(slot), "dead slot {slot} stored");
+                    let aabb = self.proxies.aabb(slot);
+                    assert_eq!(
+                        self.ranges[slot],
+                        self.range_at(aabb, self.levels[slot]),
+                        "stale range of {slot}"
+                    );
+                    self.ranges[slot].for_each(|c| {
+                        let cell = self
+                            .cells
+                            .find(&CellKey {
+                                level: self.levels[slot],
+                                coords: c,
+                            })
+                            .expect("cell of a stored box");
+                        let copies = self
+                            .cells
+                            .items(cell)
+                            .iter()
+                            .filter(|&&s| s as usize == slot)
+                            .count();
+                        assert_eq!(copies, 1, "slot {slot} in cell {c:?}");
+                        entries += 1;
+                    });
+                }
+                Placement::Oversized => {
+                    assert_eq!(
+                        self.oversized[self.oversized_position[slot] as usize] as usize,
+                        slot
+                    );
+                }
+                Placement::None => {
+                    assert!(!self.proxies.is_live(slot), "live slot {slot} not stored")
+                }
+            }
+        }
+        assert_eq!(
+            entries,
+            self.cells.entries(),
+            "cells hold entries of no box"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boxed(min: [f32; 3], max: [f32; 3]) -> Aabb {
+        Aabb::from_arrays(min, max).unwrap()
+    }
+
+    fn sorted_pairs(bp: &dyn BroadPhase) -> Vec<(u32, u32)> {
+        let mut pairs: Vec<_> = bp.pair_set().iter().collect();
+        pairs.sort_unstable();
+        pairs
+    }
+
+    #[test]
+    fn levels_follow_the_size_rule() {
+        assert_eq!(level_of(1.0), Some(0));
+        assert_eq!(level_of(0.75), Some(0));
+        assert_eq!(level_of(0.5), Some(-1));
+        assert_eq!(level_of(1.000_001), Some(1));
+        assert_eq!(level_of(3.0), Some(2));
+        assert_eq!(level_of(0.0), Some(HGRID_MIN_LEVEL));
+        assert_eq!(level_of(1e-30), Some(HGRID_MIN_LEVEL));
+        assert_eq!(level_of(1.7e38), Some(127));
+        assert_eq!(level_of(3.0e38), None);
+        assert_eq!(level_of(f32::INFINITY), None);
+        for edge in [1e-5f32, 0.3, 1.0, 7.5, 1e4, 1e30] {
+            let level = level_of(edge).unwrap();
+            let cell = (level as f32).exp2();
+            assert!(edge <= cell && edge > cell * 0.5, "{edge} at level {level}");
+        }
+    }
+
+    #[test]
+    fn sizes_over_six_orders_pair_exactly() {
+        let mut hgrid = HierarchicalGrid::new();
+        let all = CollisionFilter::ALL;
+        // Nested sizes sharing the corner at the origin, plus touching boxes on cell planes.
+        for k in -3..4 {
+            let s = 10f32.powi(k);
+            hgrid
+                .insert(boxed([0.0; 3], [s; 3]), ProxyKind::Dynamic, all)
+                .unwrap();
+        }
+        hgrid
+            .insert(
+                boxed([-1.0, 0.0, 0.0], [0.0, 0.5, 0.5]),
+                ProxyKind::Dynamic,
+                all,
+            )
+            .unwrap();
+        hgrid
+            .insert(
+                boxed([1000.0, 0.0, 0.0], [1000.0, 0.0, 0.0]),
+                ProxyKind::Dynamic,
+                all,
+            )
+            .unwrap();
+        let mut events = PairEvents::new();
+        hgrid.update(&mut events);
+        // 7 nested boxes: 21 pairs; the left box touches all 7; the point touches the largest.
+        assert_eq!(hgrid.pair_count(), 21 + 7 + 1);
+        assert_eq!(events.begun.len(), 29);
+        assert_eq!(hgrid.occupied_levels().len(), 8);
+        let mut found = Vec::new();
+        hgrid.query_aabb(&boxed([0.0; 3], [0.0; 3]), all, &mut found);
+        assert_eq!(found.len(), 8);
+    }
+
+    #[test]
+    fn resizing_changes_level_and_far_boxes_saturate() {
+        let mut hgrid = HierarchicalGrid::new();
+        let all = CollisionFilter::ALL;
+        let a = hgrid
+            .insert(boxed([0.0; 3], [1.0; 3]), ProxyKind::Dynamic, all)
+            .unwrap();
+        let b = hgrid
+            .insert(boxed([1e30; 3], [1e30; 3]), ProxyKind::Dynamic, all)
+            .unwrap();
+        let c = hgrid
+            .insert(boxed([1e30; 3], [2e30; 3]), ProxyKind::Dynamic, all)
+            .unwrap();
+        let d = hgrid
+            .insert(boxed([-f32::MAX; 3], [f32::MAX; 3]), ProxyKind::Static, all)
+            .unwrap();
+        let mut events = PairEvents::new();
+        hgrid.update(&mut events);
+        assert_eq!(hgrid.oversized_count(), 1);
+        assert_eq!(sorted_pairs(&hgrid), vec![(0, 3), (1, 2), (1, 3), (2, 3)]);
+        hgrid.set_aabb(a, boxed([0.0; 3], [1e29; 3])).unwrap();
+        hgrid.update(&mut events);
+        assert_eq!(hgrid.level_count(0), 0);
+        assert_eq!(sorted_pairs(&hgrid), vec![(0, 3), (1, 2), (1, 3), (2, 3)]);
+        hgrid.set_aabb(a, boxed([0.0; 3], [1e30; 3])).unwrap();
+        hgrid.update(&mut events);
+        assert_eq!(events.begun.len(), 2);
+        let _ = (b, c, d);
+    }
+
+    #[test]
+    fn wandering_objects_keep_memory_bounded() {
+        let mut hgrid = HierarchicalGrid::new();
+        let ids: Vec<_> = (0..60)
+            .map(|i| {
+                let s = 0.1 * (1 + i % 7) as f32;
+                hgrid
+                    .insert(
+                        boxed([i as f32, 0.0, 0.0], [i as f32 + s, s, s]),
+                        ProxyKind::Dynamic,
+                        CollisionFilter::ALL,
+                    )
+                    .unwrap()
+            })
+            .collect();
+        let mut events = PairEvents::new();
+        hgrid.update(&mut events);
+        let mut peak = 0;
+        for step in 1..3000 {
+            for (i, &id) in ids.iter().enumerate() {
+                let s = 0.1 * (1 + i % 7) as f32;
+                let y = -(step as f32) * (0.5 + i as f32 * 0.2);
+                hgrid
+                    .set_aabb(id, boxed([i as f32, y, 0.0], [i as f32 + s, y + s, s]))
+                    .unwrap();
+            }
+            hgrid.update(&mut events);
+            peak = peak.max(hgrid.allocated_cells());
+        }
+        assert!(hgrid.occupied_cells() <= 60 * 8);
+        assert!(peak <= 60 * 8 * 2, "cells allocated {peak}");
+    }
+
+    #[test]
+    fn cells_match_boxes_under_random_operations() {
+        use crate::verify::SplitMix64;
+        let mut rng = SplitMix64::new(5);
+        let mut bp = HierarchicalGrid::new();
+        let mut ids = Vec::new();
+        let mut events = PairEvents::new();
+        for _ in 0..300 {
+            for _ in 0..rng.below(6) {
+                let c = glam::Vec3::new(
+                    rng.range(-20.0, 20.0),
+                    rng.range(-20.0, 20.0),
+                    rng.range(-20.0, 20.0),
+                );
+                let h = glam::Vec3::splat([0.0, 0.3, 1.0, 4.0, 1e30][rng.below(5)]);
+                let aabb = Aabb::new(c - h, c + h).unwrap();
+                ids.push(
+                    bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
+                        .unwrap(),
+                );
+            }
+            for _ in 0..rng.below(ids.len() / 2 + 1) {
+                let id = ids[rng.below(ids.len())];
+                let b = bp.aabb(id).unwrap();
+                let d = glam::Vec3::new(
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                );
+                let scale = glam::Vec3::splat([1.0, 1.0, 0.0, 2.0][rng.below(4)]);
+                let (c, h) = (
+                    b.center() + d,
+                    (b.extents() * 0.5 * scale).min(glam::Vec3::splat(1e30)),
+                );
+                bp.set_aabb(id, Aabb::new(c - h, c + h).unwrap()).unwrap();
+            }
+            if ids.len() > 30 && rng.chance(0.6) {
+                let id = ids.swap_remove(rng.below(ids.len()));
+                bp.remove(id).unwrap();
+            }
+            bp.update(&mut events);
+            bp.validate();
+        }
+    }
+
+    #[test]
+    fn hashed_and_scanned_levels_match_the_model() {
+        use crate::verify::{Scenario, Verifier, VerifyConfig};
+        for scan_limit in [0, 4] {
+            for scenario in Scenario::ALL {
+                let mut hgrid = HierarchicalGrid::new();
+                hgrid.set_scan_limit(scan_limit);
+                let config = VerifyConfig {
+                    objects: 150,
+                    steps: 80,
+                    seed: 3,
+                    scenario: Some(scenario),
+                };
+                let report = Verifier::new(vec![Box::new(hgrid)]).run(&config);
+                assert_eq!(
+                    report.mismatches, 0,
+                    "{scenario}, limit {scan_limit}: {:?}",
+                    report.first_mismatch
+                );
+            }
+        }
+    }
+}
