@@ -15,7 +15,11 @@ impl HeapEntry {
     }
 }
 
-/// Min-heap over `(time, key)` with one entry per body and a position index, so a body's
+/// Children per heap node: a 4-ary heap halves the depth of a binary one, and the four
+/// children of a node are adjacent in memory.
+const ARITY: usize = 4;
+
+/// 4-ary min-heap over `(time, key)` with one entry per body and a position index, so a body's
 /// prediction is replaced in place in O(log n): memory stays O(n) however many events are
 /// predicted (the thesis's objection to Sedgewick's O(n²) priority queue does not apply).
 #[derive(Debug, Clone)]
@@ -63,7 +67,7 @@ impl EventHeap {
 
     fn sift_up(&mut self, mut at: usize, entry: HeapEntry) {
         while at > 0 {
-            let parent = (at - 1) / 2;
+            let parent = (at - 1) / ARITY;
             let p = self.entries[parent];
             if !entry.before(&p) {
                 break;
@@ -79,16 +83,16 @@ impl EventHeap {
     fn sift_down(&mut self, mut at: usize, entry: HeapEntry) {
         let n = self.entries.len();
         loop {
-            let left = 2 * at + 1;
-            if left >= n {
+            let first = ARITY * at + 1;
+            if first >= n {
                 break;
             }
-            let right = left + 1;
-            let child = if right < n && self.entries[right].before(&self.entries[left]) {
-                right
-            } else {
-                left
-            };
+            let mut child = first;
+            for c in first + 1..(first + ARITY).min(n) {
+                if self.entries[c].before(&self.entries[child]) {
+                    child = c;
+                }
+            }
             let c = self.entries[child];
             if !c.before(&entry) {
                 break;
@@ -104,7 +108,7 @@ impl EventHeap {
     /// Checks the heap order and the position index (for tests).
     #[cfg(test)]
     pub(crate) fn is_valid(&self) -> bool {
-        (1..self.entries.len()).all(|i| !self.entries[i].before(&self.entries[(i - 1) / 2]))
+        (1..self.entries.len()).all(|i| !self.entries[i].before(&self.entries[(i - 1) / ARITY]))
             && self
                 .entries
                 .iter()
