@@ -2,6 +2,7 @@
 
 mod algorithms;
 mod bench;
+mod ccd;
 mod charts;
 mod measure;
 mod output;
@@ -39,6 +40,8 @@ enum Command {
     Prune(prune::PruneArgs),
     /// Long random operation streams with sampled checks, operation rate and memory.
     Soak(soak::SoakArgs),
+    /// Continuous-time collision detection: event-driven simulation of moving circles/spheres.
+    Ccd(ccd::CcdArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Reproduce(args) => reproduce::run(&args),
         Command::Prune(args) => prune::run(&args),
         Command::Soak(args) => soak::run(&args),
+        Command::Ccd(args) => ccd::run_ccd(&args, &mut std::io::stdout().lock()),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,260 @@
+//! Event calendar with neighbour cells: the event-driven molecular dynamics next-event finder.
+//!
+//! Every body holds exactly one predicted event — the earliest of its wall hit, its next cell
+//! crossing and its collisions with bodies in the adjacent cells — in an indexed min-heap.
+//! Predictions are invalidated lazily: each body has an event counter, incremented whenever
+//! its motion changes, and a predicted collision remembers its partner's counter. When the
+//! top of the heap is stale it is re-predicted; when it is a cell crossing the body moves to
+//! the adjacent cell and only the layer of cells that came into reach is tested (its earlier
+//! non-crossing prediction is kept); otherwise it is the next real event. After an event only
+//! the one or two bodies involved are re-predicted against their neighbours.
+//!
+//! Why the heap never misses an event: a body's key is only written by its own predictions,
+//! made after its last motion change and at each of its cell changes, and is a lower bound
+//! on the body's valid events with every body that was its neighbour at one of those
+//! predictions since its last motion change (events whose partner changed since are stale but
+//! still early, so they are popped and re-predicted, never hiding a later one). For a pair
+//! that can collide, whichever of the two changed (motion or cell) last saw the other as a
+//! neighbour (contact needs adjacent cells, cells being wider than any diameter), so the
+//! pair's collision is bounded by one of the two keys. Cell crossings rank before real events
+//! at the same instant, so the grid is current when a real event is reported.
+//!
+//! Cost per event: O(log n) heap updates plus O(neighbours) time-of-impact tests; memory O(n).
+
+use crate::cell_grid::CellGrid;
+use crate::event::{
+    decode_tie, earlier, tie_key, Event, EventKind, RANK_COLLISION, RANK_CROSSING, RANK_WALL,
+};
+use crate::event_heap::EventHeap;
+use crate::time_of_impact::{collision_key, pair_event_time_before, wall_event};
+use crate::world::World;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Calendar {
+    grid: CellGrid,
+    heap: EventHeap,
+    /// Per body: incremented at each of its events (its motion changed).
+    counter: Vec<u32>,
+    /// Per body: for a predicted collision, the partner's counter at prediction time.
+    partner_counter: Vec<u32>,
+    /// Per body: its earliest predicted event other than a cell crossing (wall hit or
+    /// collision), with the partner's counter; kept so that a cell crossing only has to test
+    /// the layer of cells it brings into reach instead of all neighbours.
+    rest_time: Vec<f64>,
+    rest_key: Vec<u64>,
+    rest_partner_counter: Vec<u32>,
+    /// Cell crossings processed (internal events), for statistics.
+    crossings: u64,
+    /// Stale predictions discarded.
+    stale: u64,
+}
+
+impl Calendar {
+    pub(crate) fn new(world: &World, now: f64) -> Self {
+        let n = world.len();
+        let mut calendar = Calendar {
+            grid: CellGrid::new(world, now),
+            heap: EventHeap::new(n),
+            counter: vec![0; n],
+            partner_counter: vec![0; n],
+            rest_time: vec![f64::INFINITY; n],
+            rest_key: vec![u64::MAX; n],
+            rest_partner_counter: vec![0; n],
+            crossings: 0,
+            stale: 0,
+        };
+        for i in 0..n {
+            calendar.predict(world, i);
+        }
+        calendar
+    }
+
+    /// Number of cells along each axis.
+    pub(crate) fn cells(&self) -> [u32; 3] {
+        self.grid.cells
+    }
+
+    /// `(cell crossings, stale predictions)` processed so far.
+    pub(crate) fn internal_events(&self) -> (u64, u64) {
+        (self.crossings, self.stale)
+    }
+
+    /// Recomputes body `i`'s earliest event and stores it in the heap.
+    fn predict(&mut self, world: &World, i: usize) {
+        let (mut rest_time, mut rest_key) =
+            wall_event(world, i).unwrap_or((f64::INFINITY, u64::MAX));
+        let mut rest_partner_counter = 0;
+        let counter = &self.counter;
+        self.grid.for_each_neighbour(i, |j| {
+            let (a, b) = (i.min(j), i.max(j));
+            if let Some(time) = pair_event_time_before(world, a, b, rest_time) {
+                let key = collision_key(a, b);
+                if earlier(time, key, rest_time, rest_key) {
+                    (rest_time, rest_key) = (time, key);
+                    rest_partner_counter = counter[j];
+                }
+            }
+        });
+        self.rest_time[i] = rest_time;
+        self.rest_key[i] = rest_key;
+        self.rest_partner_counter[i] = rest_partner_counter;
+        self.schedule(world, i);
+    }
+
+    /// Moves body `i` one cell along `axis` at its crossing event and re-predicts it: its
+    /// earlier non-crossing prediction still bounds its events with the old neighbours (a
+    /// stale one is caught when popped), so only the layer of cells now in reach is tested.
+    fn cross(&mut self, world: &World, i: usize, axis: usize, up: bool) {
+        self.grid.step(i, axis, up);
+        let (mut rest_time, mut rest_key) = (self.rest_time[i], self.rest_key[i]);
+        let mut rest_partner_counter = self.rest_partner_counter[i];
+        let counter = &self.counter;
+        self.grid.for_each_entering(i, axis, up, |j| {
+            let (a, b) = (i.min(j), i.max(j));
+            if let Some(time) = pair_event_time_before(world, a, b, rest_time) {
+                let key = collision_key(a, b);
+                if earlier(time, key, rest_time, rest_key) {
+                    (rest_time, rest_key) = (time, key);
+                    rest_partner_counter = counter[j];
+                }
+            }
+        });
+        self.rest_time[i] = rest_time;
+        self.rest_key[i] = rest_key;
+        self.rest_partner_counter[i] = rest_partner_counter;
+        self.schedule(world, i);
+    }
+
+    /// Puts the earlier of body `i`'s stored non-crossing event and its next cell crossing
+    /// into the heap.
+    fn schedule(&mut self, world: &World, i: usize) {
+        let (mut best_time, mut best_key) = (self.rest_time[i], self.rest_key[i]);
+        let m = &world.motion[i];
+        let coord = self.grid.coord[i];
+        for axis in 0..world.dim {
+            let v = m.velocity[axis];
+            let (boundary, direction) = if v > 0.0 && coord[axis] + 1 < self.grid.cells[axis] {
+                (f64::from(coord[axis] + 1) * self.grid.width[axis], 1)
+            } else if v < 0.0 && coord[axis] > 0 {
+                (f64::from(coord[axis]) * self.grid.width[axis], 0)
+            } else {
+                continue;
+            };
+            let time = m.time + (boundary - m.position[axis]) / v;
+            let key = tie_key(RANK_CROSSING, i as u32, 2 * axis as u32 + direction);
+            if earlier(time, key, best_time, best_key) {
+                (best_time, best_key) = (time, key);
+            }
+        }
+        self.partner_counter[i] = self.rest_partner_counter[i];
+        self.heap.set(i, best_time, best_key);
+    }
+
+    /// The next real event, processing cell crossings and discarding stale predictions on the
+    /// way; the event stays on top of the heap until [`Calendar::after_event`].
+    pub(crate) fn peek(&mut self, world: &World) -> Option<Event> {
+        loop {
+            let top = self.heap.top();
+            if top.time == f64::INFINITY {
+                return None;
+            }
+            let i = top.body as usize;
+            let (rank, a, b) = decode_tie(top.key);
+            match rank {
+                RANK_CROSSING => {
+                    self.crossings += 1;
+                    self.cross(world, i, (b / 2) as usize, b % 2 == 1);
+                }
+                RANK_COLLISION => {
+                    let partner = if a as usize == i { b } else { a } as usize;
+                    if self.counter[partner] != self.partner_counter[i] {
+                        self.stale += 1;
+                        self.predict(world, i);
+                    } else {
+                        return Some(Event {
+                            time: top.time,
+                            kind: EventKind::Collision,
+                            a,
+                            b,
+                        });
+                    }
+                }
+                RANK_WALL => {
+                    return Some(Event {
+                        time: top.time,
+                        kind: EventKind::Wall,
+                        a,
+                        b,
+                    })
+                }
+                _ => unreachable!("tie keys carry ranks 0..=2 only"),
+            }
+        }
+    }
+
+    /// Re-predicts the bodies of `event`, whose motion the simulation has just changed.
+    pub(crate) fn after_event(&mut self, world: &World, event: &Event) {
+        let a = event.a as usize;
+        self.counter[a] = self.counter[a].wrapping_add(1);
+        if event.kind == EventKind::Collision {
+            let b = event.b as usize;
+            self.counter[b] = self.counter[b].wrapping_add(1);
+            self.predict(world, b);
+        }
+        self.predict(world, a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{generate_scene, SceneConfig};
+
+    #[test]
+    fn grid_cells_track_positions_and_heap_stays_ordered() {
+        for dim in [2, 3] {
+            let world = generate_scene(&SceneConfig::new(150, dim, 8)).unwrap();
+            let mut sim =
+                crate::Simulation::new(world.clone(), crate::Method::AllPairs, &Default::default())
+                    .unwrap();
+            let mut calendar = Calendar::new(&world, 0.0);
+            for _ in 0..3000 {
+                let found = calendar.peek(sim.world()).unwrap();
+                let expected = sim.next_event().unwrap();
+                assert!(found.matches(&expected, 0.0), "{found} vs {expected}");
+                calendar.after_event(sim.world(), &found);
+                assert!(calendar.heap.is_valid());
+                // Each body's tracked cell contains its centre at the event time (up to the
+                // rounding slack of the cell width).
+                let grid = &calendar.grid;
+                for i in 0..world.len() {
+                    let p = sim.world().position_at(i, found.time);
+                    for k in 0..dim {
+                        let lo = f64::from(grid.coord[i][k]) * grid.width[k];
+                        let slack = 1e-9 * grid.width[k];
+                        let outer_lo = if grid.coord[i][k] == 0 {
+                            f64::NEG_INFINITY
+                        } else {
+                            lo - slack
+                        };
+                        let outer_hi = if grid.coord[i][k] + 1 == grid.cells[k] {
+                            f64::INFINITY
+                        } else {
+                            lo + grid.width[k] + slack
+                        };
+                        assert!(
+                            outer_lo <= p[k] && p[k] <= outer_hi,
+                            "body {i} axis {k}: {} not in cell {:?}",
+                            p[k],
+                            grid.coord[i]
+                        );
+                    }
+                }
+            }
+            assert!(
+                calendar.internal_events().0 > 0,
+                "no cell crossings exercised"
+            );
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! `broadphase ccd` and `broadphase reproduce`: output, event log, check mode, exit codes.
+
+use std::process::Command;
+
+fn broadphase(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_broadphase"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn ccd_json_and_event_log_agree_across_methods() {
+    let dir = std::env::temp_dir().join(format!("ccd_cli_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut logs = Vec::new();
+    for method in ["all-pairs", "swept-bvh", "calendar"] {
+        let log = dir.join(format!("{method}.csv"));
+        let (code, stdout, stderr) = broadphase(&[
+            "ccd",
+            "--objects",
+            "40",
+            "--seconds",
+            "0.5",
+            "--method",
+            method,
+            "--format",
+            "json",
+            "--events",
+            log.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(json["method"], method);
+        assert!(json["collisions"].as_u64().unwrap() > 0);
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(text.lines().next(), Some("time,kind,a,b"));
+        let events = json["collisions"].as_u64().unwrap() + json["wall_hits"].as_u64().unwrap();
+        assert_eq!(text.lines().count() as u64, events + 1);
+        logs.push(text);
+    }
+    assert!(
+        logs.windows(2).all(|w| w[0] == w[1]),
+        "event logs differ between methods"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ccd_check_mode_reports_agreement() {
+    let (code, stdout, stderr) = broadphase(&[
+        "ccd",
+        "--objects",
+        "60",
+        "--seconds",
+        "0.3",
+        "--method",
+        "swept-bvh",
+        "--check",
+        "--dim",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("identical to all-pairs"), "{stdout}");
+}
+
+#[test]
+fn ccd_bad_arguments_exit_2_with_one_line() {
+    for args in [
+        &["ccd", "--objects", "0"][..],
+        &["ccd", "--radius-min", "-1"],
+        &["ccd", "--objects", "100", "--packing-fraction", "0.95"],
+        &["ccd", "--dim", "4"],
+        &["ccd", "--method", "octree"],
+        &["reproduce", "table-9"],
+    ] {
+        let (code, _, stderr) = broadphase(args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        if args[0] != "ccd" || args[1] != "--method" {
+            assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn reproduce_small_table_5_2_writes_files() {
+    let dir = std::env::temp_dir().join(format!("ccd_repro_{}", std::process::id()));
+    let (code, stdout, stderr) = broadphase(&[
+        "reproduce",
+        "ccd-table-5.2",
+        "--objects",
+        "64",
+        "--seconds",
+        "0.2",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("discrete time (dt = 1)"), "{stdout}");
+    assert!(dir.join("ccd-table-5.2.csv").exists() && dir.join("ccd-table-5.2.md").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
