@@ -18,8 +18,8 @@ pub struct ReproduceArgs {
     /// Lists the experiments, one line each.
     #[arg(long)]
     list: bool,
-    /// Output directory (created if needed).
-    #[arg(long, required_unless_present = "list")]
+    /// Output directory (created if needed); required except with --list.
+    #[arg(long)]
     out: Option<PathBuf>,
     /// The source's full object counts / values instead of the 2-core-friendly ones.
     #[arg(long)]
