@@ -130,9 +130,13 @@ fn bad_input_is_one_line_with_exit_code_2() {
     let (code, err) = run(&["bench", "--algorithms", "nope"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("nope"), "{err}");
-    let (code, err) = run(&["reproduce", "ccd-table-5.1", "--out", out_arg]);
+    let (code, err) = run(&["reproduce", "thesis-nope", "--out", out_arg]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("ccd-"), "{err}");
+    assert!(err.contains("thesis-nope"), "{err}");
+    let (code, err) = run(&["reproduce", "thesis-objects"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--out"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     // An output "directory" that is a file: error, and nothing written.
     let blocker = dir.join("file");
     std::fs::write(&blocker, b"x").unwrap();
@@ -174,10 +178,12 @@ fn reproduce_list_names_every_experiment() {
         "report-size-variance",
         "report-extreme",
         "blog-naive-vs-sap",
+        "ccd-table-5.1",
+        "ccd-table-5.2",
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }
-    assert_eq!(text.lines().count(), 12);
+    assert_eq!(text.lines().count(), 14);
 }
 
 #[test]
