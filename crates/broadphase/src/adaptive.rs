@@ -82,7 +82,7 @@ impl Default for AdaptiveOptions {
         Self {
             candidates: Vec::new(),
             initial: "sap".to_string(),
-            min_trial_interval: 16,
+            min_trial_interval: 8,
             max_trial_interval: 1024,
             switch_margin: 0.8,
             trial_budget: 0.1,
@@ -379,6 +379,11 @@ impl Adaptive {
         self.best = None;
         self.pending.clear();
         match self.options.policy {
+            // A confirming round retries only the two contenders.
+            SwitchPolicy::Measured if self.unconfirmed.is_some() => {
+                self.pending.push(active);
+                self.pending.extend(self.unconfirmed);
+            }
             SwitchPolicy::Measured => {
                 let quadratic_limit = self.options.quadratic_limit;
                 self.pending.extend(
@@ -484,7 +489,11 @@ impl Adaptive {
             }
             SwitchPolicy::RoundRobin => 0.0,
         };
-        self.next_trial = self.step + self.trial_interval.max(budget_steps.min(1e9) as u64);
+        self.next_trial = if self.unconfirmed.is_some() {
+            self.step + 1 // confirm at once: two trials, cheap next to a full round
+        } else {
+            self.step + self.trial_interval.max(budget_steps.min(1e9) as u64)
+        };
     }
 }
 
