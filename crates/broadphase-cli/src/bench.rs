@@ -46,6 +46,10 @@ pub struct BenchArgs {
     /// `dynamic-tree`: leaf box margin (default: the library's).
     #[arg(long)]
     tree_margin: Option<f32>,
+    /// Stop measuring an algorithm after three steps in a row longer than this (milliseconds):
+    /// brute force at 100,000 objects would take hours. Its row says where it stopped.
+    #[arg(long, default_value_t = 500.0)]
+    max_step_ms: f64,
     #[command(flatten)]
     scene: SceneArgs,
 }
@@ -75,6 +79,25 @@ pub struct BenchRow {
     pub bytes_per_proxy: f64,
     /// Time of the random queries and ray casts, when `--queries` is set.
     pub query_ms_median: Option<f64>,
+    /// Sum of the measured steps' total times.
+    pub total_ms_sum: f64,
+    /// Per phase of a phased scene.
+    pub phases: Vec<PhaseRow>,
+    /// The measured step at which the run stopped, a step being over `--max-step-ms`.
+    pub stopped_at_step: Option<usize>,
+}
+
+/// One algorithm over one phase of a phased scene.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseRow {
+    pub phase: String,
+    pub steps: usize,
+    /// Sum of the phase's step times.
+    pub total_ms_sum: f64,
+    pub total_ms_median: f64,
+    pub total_ms_p95: f64,
+    /// Objects at the phase's end, terrain and ground included.
+    pub objects_at_end: usize,
 }
 
 impl From<&Measurement> for BenchRow {
@@ -94,12 +117,29 @@ impl From<&Measurement> for BenchRow {
             collisions_mean: m.actual_mean,
             bytes_per_proxy: m.bytes_per_proxy,
             query_ms_median: m.queries.map(|q| q.median),
+            total_ms_sum: m.total.mean * m.steps as f64,
+            phases: m
+                .phases
+                .iter()
+                .map(|p| PhaseRow {
+                    phase: p.name.clone(),
+                    steps: p.steps,
+                    total_ms_sum: p.total_ms,
+                    total_ms_median: p.total.median,
+                    total_ms_p95: p.total.p95,
+                    objects_at_end: p.objects_at_end,
+                })
+                .collect(),
+            stopped_at_step: m.stopped.map(|(step, _)| step),
         }
     }
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let names = crate::parse_algorithms(&args.algorithms)?;
+    if args.max_step_ms.is_nan() || args.max_step_ms <= 0.0 {
+        anyhow::bail!("--max-step-ms must be positive");
+    }
     let mut options = broadphase::AlgorithmOptions::default();
     options.bvh_build = args.bvh_build;
     options.bvh_descend = args.bvh_descend;
@@ -130,7 +170,22 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let mut reference: Option<Measurement> = None;
         for name in &names {
             progress.set_message(format!("{name} {}", scene.objects));
-            let m = measure(name, &options, scene, args.queries, &progress)?;
+            let m = measure(
+                name,
+                &options,
+                scene,
+                args.queries,
+                args.max_step_ms,
+                &progress,
+            )?;
+            if let Some((step, ms)) = m.stopped {
+                progress.suspend(|| {
+                    eprintln!(
+                        "{name} {}: stopped at measured step {step}: it took {ms:.0} ms (--max-step-ms {})",
+                        scene.objects, args.max_step_ms
+                    )
+                });
+            }
             if args.verbose {
                 for switch in &m.switches {
                     progress.suspend(|| {
@@ -141,13 +196,20 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                     });
                 }
             }
+            let common = m.pair_counts.len().min(
+                reference
+                    .as_ref()
+                    .map_or(usize::MAX, |r| r.pair_counts.len()),
+            );
             match &reference {
-                Some(r) if r.pair_counts != m.pair_counts => disagreements.push(format!(
-                    "{} and {} report different pair counts at {} objects",
-                    r.algorithm, m.algorithm, scene.objects
-                )),
+                Some(r) if r.pair_counts[..common] != m.pair_counts[..common] => disagreements
+                    .push(format!(
+                        "{} and {} report different pair counts at {} objects",
+                        r.algorithm, m.algorithm, scene.objects
+                    )),
                 Some(_) => {}
-                None => reference = Some(m.clone()),
+                None if m.stopped.is_none() => reference = Some(m.clone()),
+                None => {}
             }
             rows.push(BenchRow::from(&m));
         }
@@ -155,7 +217,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     progress.finish_and_clear();
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&rows)?),
-        Format::Table => print_table(&rows),
+        Format::Table => {
+            print_table(&rows);
+            print_phases(&rows);
+        }
     }
     for d in &disagreements {
         eprintln!("error: {d}");
@@ -213,9 +278,108 @@ fn print_table(rows: &[BenchRow]) {
             row.collisions_mean,
             row.bytes_per_proxy
         );
-        match row.query_ms_median {
-            Some(q) => println!(" {q:>9.3}"),
-            None => println!(),
+        match (row.query_ms_median, row.stopped_at_step) {
+            (_, Some(step)) => println!("  (stopped at step {step})"),
+            (Some(q), None) => println!(" {q:>9.3}"),
+            (None, None) => println!(),
         }
     }
+}
+
+/// For phased scenes: each phase's summed time and p95 per algorithm, the best fixed
+/// algorithm of each phase, and `adaptive`'s ratio to it.
+fn print_phases(rows: &[BenchRow]) {
+    let Some(first) = rows.iter().find(|r| !r.phases.is_empty()) else {
+        return;
+    };
+    let objects = first.objects;
+    let rows: Vec<&BenchRow> = rows.iter().filter(|r| r.objects == objects).collect();
+    let full: Vec<usize> = (0..first.phases.len())
+        .map(|k| rows.iter().map(|r| r.phases[k].steps).max().unwrap_or(0))
+        .collect();
+    let first = rows
+        .iter()
+        .find(|r| r.stopped_at_step.is_none())
+        .copied()
+        .unwrap_or(first);
+    let complete = |r: &BenchRow, k: usize| r.phases[k].steps == full[k];
+    println!();
+    print!("{:<16}", "per phase");
+    for phase in &first.phases {
+        print!(
+            " {:>22}",
+            format!("{} ({} steps)", phase.phase, phase.steps)
+        );
+    }
+    println!(" {:>22}", "whole scene");
+    print!("{:<16}", "");
+    for _ in 0..=first.phases.len() {
+        print!(" {:>12} {:>9}", "sum ms", "p95 ms");
+    }
+    println!();
+    for row in &rows {
+        print!("{:<16}", row.algorithm);
+        for (k, phase) in row.phases.iter().enumerate() {
+            if complete(row, k) {
+                print!(" {:>12.1} {:>9.3}", phase.total_ms_sum, phase.total_ms_p95);
+            } else {
+                print!(" {:>12} {:>9}", "stopped", "-");
+            }
+        }
+        if row.stopped_at_step.is_none() {
+            println!(" {:>12.1} {:>9.3}", row.total_ms_sum, row.total_ms_p95);
+        } else {
+            println!(" {:>12} {:>9}", "stopped", "-");
+        }
+    }
+    print!("{:<16}", "objects at end");
+    for phase in &first.phases {
+        print!(" {:>22}", phase.objects_at_end);
+    }
+    println!();
+    let fixed: Vec<&&BenchRow> = rows.iter().filter(|r| r.algorithm != "adaptive").collect();
+    let Some(adaptive) = rows.iter().find(|r| r.algorithm == "adaptive") else {
+        return;
+    };
+    if fixed.is_empty() {
+        return;
+    }
+    // Algorithms stopped during a phase were slower than the limit there: not the best.
+    let best_in = |k: usize| {
+        fixed.iter().filter(|r| complete(r, k)).min_by(|a, b| {
+            a.phases[k]
+                .total_ms_sum
+                .total_cmp(&b.phases[k].total_ms_sum)
+        })
+    };
+    let best_overall = fixed
+        .iter()
+        .filter(|r| r.stopped_at_step.is_none())
+        .min_by(|a, b| a.total_ms_sum.total_cmp(&b.total_ms_sum));
+    print!("{:<16}", "best fixed");
+    for k in 0..first.phases.len() {
+        print!(" {:>22}", best_in(k).map_or("-", |r| r.algorithm.as_str()));
+    }
+    println!(
+        " {:>22}",
+        best_overall.map_or("-", |r| r.algorithm.as_str())
+    );
+    let ratio = |a: f64, b: Option<f64>| match b {
+        Some(b) => format!("{:.3}", a / b.max(1e-9)),
+        None => "-".to_string(),
+    };
+    print!("{:<16}", "adaptive/best");
+    for k in 0..first.phases.len() {
+        print!(
+            " {:>22}",
+            ratio(
+                adaptive.phases[k].total_ms_sum,
+                best_in(k).map(|r| r.phases[k].total_ms_sum)
+            )
+        );
+    }
+    println!(
+        " {:>22}",
+        ratio(adaptive.total_ms_sum, best_overall.map(|r| r.total_ms_sum))
+    );
 }

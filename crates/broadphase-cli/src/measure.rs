@@ -22,7 +22,8 @@ pub struct Measurement {
     pub update: Summary,
     /// The broad phase proper (`update`).
     pub broad: Summary,
-    /// Exact shape tests of the reported pairs.
+    /// Exact shape tests of the reported pairs whose objects moved (the others keep their
+    /// result: [`narrow_phase::ContactCache`]).
     pub narrow: Summary,
     /// The sum of the three.
     pub total: Summary,
@@ -38,15 +39,37 @@ pub struct Measurement {
     pub pair_counts: Vec<usize>,
     /// What `adaptive` switched to, when and why (empty for the other algorithms).
     pub switches: Vec<broadphase::SwitchRecord>,
+    /// Per phase of a phased scene, in order (empty without phases).
+    pub phases: Vec<PhaseMeasurement>,
+    /// The measured step (0-based) at which the run stopped because three steps in a row
+    /// took longer than the limit, and that step's milliseconds; the summaries cover the steps before.
+    pub stopped: Option<(usize, f64)>,
+}
+
+/// The measured steps of one phase of a scene.
+#[derive(Debug, Clone)]
+pub struct PhaseMeasurement {
+    /// The phase's name.
+    pub name: String,
+    /// Its steps.
+    pub steps: usize,
+    /// Milliseconds per step, all three parts.
+    pub total: Summary,
+    /// The sum of the phase's step times in milliseconds.
+    pub total_ms: f64,
+    /// Objects in the world at the phase's last step (terrain and ground included).
+    pub objects_at_end: usize,
 }
 
 /// Runs `name` on `scene`: warm-up steps, then measured steps; `queries` random box queries
-/// and ray casts per step are timed apart when non-zero.
+/// and ray casts per step are timed apart when non-zero. A step slower than `max_step_ms`
+/// and the two before it end the run early (see [`Measurement::stopped`]).
 pub fn measure(
     name: &str,
     options: &broadphase::AlgorithmOptions,
     scene: &Scene,
     queries: usize,
+    max_step_ms: f64,
     progress: &ProgressBar,
 ) -> anyhow::Result<Measurement> {
     let mut world = World::new(scene)?;
@@ -65,6 +88,9 @@ pub fn measure(
         remember(&mut object_of_slot, id, i);
         ids.push(id);
     }
+    let mut contacts = narrow_phase::ContactCache::default();
+    let mut phase_of_step = Vec::with_capacity(scene.steps);
+    let mut phase_objects = vec![0usize; scene.phases.len()];
     let mut events = PairEvents::new();
     bp.update(&mut events);
 
@@ -83,14 +109,31 @@ pub fn measure(
     let mut pair_counts = Vec::with_capacity(steps);
     let mut actual_sum = 0usize;
     let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+    let mut stopped = None;
+    let mut slow_steps = 0;
     for step in 0..scene.warmup + steps {
         world.step();
         let start = Instant::now();
-        for &i in world.respawned() {
+        for &i in world.despawned() {
+            bp.remove(ids[i as usize])?;
+        }
+        // A respawned or re-kinded object is a new proxy; a spawned one may reuse a slot.
+        for &i in world
+            .respawned()
+            .iter()
+            .chain(world.kind_changed())
+            .chain(world.spawned())
+        {
             let i = i as usize;
-            bp.remove(ids[i])?;
-            ids[i] = bp.insert(world.aabbs()[i], world.kind(i), CollisionFilter::ALL)?;
-            remember(&mut object_of_slot, ids[i], i);
+            if i < ids.len() && bp.proxies().index_of(ids[i]).is_ok() {
+                bp.remove(ids[i])?;
+            }
+            let id = bp.insert(world.aabbs()[i], world.kind(i), CollisionFilter::ALL)?;
+            if ids.len() <= i {
+                ids.resize(i + 1, id);
+            }
+            ids[i] = id;
+            remember(&mut object_of_slot, id, i);
         }
         for &i in world.moving() {
             bp.set_aabb(ids[i as usize], world.aabbs()[i as usize])?;
@@ -99,7 +142,7 @@ pub fn measure(
         bp.update(&mut events);
         let updated = Instant::now();
         bp.pairs(&mut pairs);
-        let actual = narrow_phase::count_collisions(
+        let actual = contacts.count(
             &world,
             pairs.iter().map(|p| {
                 (
@@ -128,10 +171,48 @@ pub fn measure(
             query_times.push(ms(narrowed, queried));
             pair_counts.push(pairs.len());
             actual_sum += actual;
+            if let Some(phase) = world.phase() {
+                phase_of_step.push(phase);
+                phase_objects[phase] = world.live_count();
+            }
         }
         progress.inc(1);
+        // Three slow steps in a row: one slow step may be a one-off (a rebuild, a switch).
+        let step_ms = ms(start, narrowed);
+        slow_steps = if step_ms > max_step_ms {
+            slow_steps + 1
+        } else {
+            0
+        };
+        if slow_steps == 3 {
+            stopped = Some((step.saturating_sub(scene.warmup), step_ms));
+            progress.inc((scene.warmup + steps - step - 1) as u64);
+            break;
+        }
     }
-    let possible_mean = pair_counts.iter().sum::<usize>() as f64 / steps as f64;
+    let steps = total.len();
+    let possible_mean = pair_counts.iter().sum::<usize>() as f64 / steps.max(1) as f64;
+    let phases = scene
+        .phases
+        .iter()
+        .enumerate()
+        .map(|(index, phase)| {
+            let mut times: Vec<f64> = phase_of_step
+                .iter()
+                .zip(&total)
+                .filter(|(&p, _)| p == index)
+                .map(|(_, &t)| t)
+                .collect();
+            let total_ms = times.iter().sum();
+            PhaseMeasurement {
+                name: phase.display_name(index),
+                steps: times.len(),
+                total: summarize(&mut times),
+                total_ms,
+                objects_at_end: phase_objects[index],
+            }
+        })
+        .collect();
     Ok(Measurement {
         algorithm: name.to_string(),
         objects: scene.objects,
@@ -142,10 +223,12 @@ pub fn measure(
         total: summarize(&mut total),
         queries: (queries > 0).then(|| summarize(&mut query_times)),
         possible_mean,
-        actual_mean: actual_sum as f64 / steps as f64,
-        bytes_per_proxy: bp.memory_bytes() as f64 / world.len().max(1) as f64,
+        actual_mean: actual_sum as f64 / steps.max(1) as f64,
+        bytes_per_proxy: bp.memory_bytes() as f64 / world.live_count().max(1) as f64,
         pair_counts,
         switches: bp.switch_log().to_vec(),
+        phases,
+        stopped,
     })
 }
 

@@ -165,7 +165,14 @@ pub fn run_sweep(spec: &SweepSpec, out: &Path, preamble: &str) -> anyhow::Result
         let mut reference: Option<Measurement> = None;
         for name in &spec.algorithms {
             progress.set_message(format!("{}={value} {name}", spec.param));
-            let m = measure(name, &Default::default(), scene, 0, &progress)?;
+            let m = measure(
+                name,
+                &Default::default(),
+                scene,
+                0,
+                f64::INFINITY,
+                &progress,
+            )?;
             match &reference {
                 Some(r) if r.pair_counts != m.pair_counts => disagreements.push(format!(
                     "{} and {} report different pair counts at {}={value}",

@@ -15,6 +15,7 @@ mod shapes;
 pub use bouncing_boxes::{BouncingBoxes, BouncingBoxesConfig};
 pub use motion::World;
 pub use scene::{
-    Scene, SceneBuilder, SceneError, ShapeKind, SizeDistribution, SpeedDistribution, MAX_OBJECTS,
+    Phase, Scene, SceneBuilder, SceneError, ShapeKind, SizeDistribution, SpeedDistribution,
+    MAX_OBJECTS, MAX_STEPS,
 };
 pub use shapes::PlacedShape;

@@ -18,8 +18,9 @@ const GROUND_RESTITUTION: f32 = 0.5;
 /// The objects of a [`Scene`] moving step by step, independent of any broad phase.
 ///
 /// Objects `0..scene.objects` are the scene's objects (moving and stationary), then come the
-/// terrain boxes and the ground, all static. The same scene (and seed) always gives the same
-/// boxes at every step.
+/// terrain boxes and the ground, all static; objects spawned by a phase come after them (or
+/// reuse the slot of a despawned one). The same scene (and seed) always gives the same boxes
+/// at every step.
 ///
 /// ```
 /// use broadphase_sim::{Scene, World};
@@ -37,8 +38,27 @@ pub struct World {
     velocities: Vec<Vec3>,
     kinds: Vec<ProxyKind>,
     aabbs: Vec<Aabb>,
+    /// Per object: in the world (false for despawned slots).
+    alive: Vec<bool>,
+    /// Per object: resting on the ground, not moved until a phase change.
+    asleep: Vec<bool>,
+    /// Per object: terrain or ground (never changes kind, never despawned).
+    fixed: Vec<bool>,
     moving: Vec<u32>,
+    /// `moving` must be rebuilt before the next use.
+    moving_stale: bool,
     respawned: Vec<u32>,
+    spawned: Vec<u32>,
+    despawned: Vec<u32>,
+    kind_changed: Vec<u32>,
+    /// Live scene objects, in spawn order: a shrinking phase despawns the newest first.
+    live_objects: Vec<u32>,
+    /// Despawned slots, reused by the next spawns.
+    free_slots: Vec<u32>,
+    sizes: SizeSampler,
+    shape_kinds: Vec<ShapeKind>,
+    /// Index of the phase under way and the object count at its start.
+    phase: Option<(usize, usize)>,
     steps_done: u64,
     rng: SceneRng,
     spheres: Option<SphereContacts>,
@@ -60,7 +80,7 @@ impl World {
     /// Places the scene's objects at random (seeded) positions.
     pub fn new(scene: &Scene) -> Result<Self, SceneError> {
         scene.validate()?;
-        let kinds_of_shapes = scene.shape_kinds()?;
+        let shape_kinds = scene.shape_kinds()?;
         let sizes = SizeSampler::new(
             scene.size_distribution,
             scene.size_min,
@@ -81,15 +101,27 @@ impl World {
             velocities: Vec::with_capacity(n),
             kinds: vec![ProxyKind::Dynamic; n],
             aabbs: Vec::with_capacity(n),
+            alive: vec![true; n],
+            asleep: vec![false; n],
+            fixed: vec![false; n],
             moving: Vec::with_capacity(n),
+            moving_stale: false,
             respawned: Vec::new(),
+            spawned: Vec::new(),
+            despawned: Vec::new(),
+            kind_changed: Vec::new(),
+            live_objects: (0..n as u32).collect(),
+            free_slots: Vec::new(),
+            sizes,
+            shape_kinds,
+            phase: None,
             steps_done: 0,
             rng: scene_rng(0),
             spheres: None,
         };
         for _ in 0..n {
-            let kind = kinds_of_shapes[rng.random_range(0..kinds_of_shapes.len())];
-            let shape = PlacedShape::random(kind, &sizes, &mut rng);
+            let kind = world.shape_kinds[rng.random_range(0..world.shape_kinds.len())];
+            let shape = PlacedShape::random(kind, &world.sizes, &mut rng);
             let h = shape.aabb_half_extents.min(Vec3::splat(side / 2.0));
             let center = random_point(&mut rng, h, side);
             world.shapes.push(shape);
@@ -135,7 +167,7 @@ impl World {
                 self.push_static(PlacedShape::static_box(half), center);
             }
         }
-        if self.scene.gravity > 0.0 {
+        if self.scene.has_gravity() {
             let half = Vec3::new(side / 2.0, 0.5, side / 2.0);
             self.push_static(
                 PlacedShape::static_box(half),
@@ -149,6 +181,9 @@ impl World {
         self.centers.push(center);
         self.velocities.push(Vec3::ZERO);
         self.kinds.push(ProxyKind::Static);
+        self.alive.push(true);
+        self.asleep.push(false);
+        self.fixed.push(true);
     }
 
     fn box_of(&self, i: usize) -> Result<Aabb, SceneError> {
@@ -172,16 +207,29 @@ impl World {
         }
     }
 
-    /// Advances one time step: re-draw velocities when due, move, bounce off walls, ground
-    /// and (if enabled) other spheres, then teleport and respawn at the churn rates.
+    /// Advances one time step: enter the next phase when due, spawn or despawn, re-draw
+    /// velocities when due, move, bounce off walls, ground and (if enabled) other spheres,
+    /// put resting objects to sleep, then teleport and respawn at the churn rates.
     pub fn step(&mut self) {
         self.steps_done += 1;
+        self.spawned.clear();
+        self.despawned.clear();
+        self.kind_changed.clear();
+        self.advance_phase();
+        if self.moving_stale {
+            self.rebuild_moving();
+        }
         let interval = u64::from(self.scene.redraw_interval);
         if interval > 0 && self.steps_done % interval == 0 {
             self.draw_velocities(false);
         }
         let dt = self.scene.time_step;
         let gravity = self.scene.gravity;
+        let sleep_speed = if gravity > 0.0 {
+            self.scene.sleep_speed
+        } else {
+            0.0
+        };
         let side = self.side;
         for &i in &self.moving {
             let i = i as usize;
@@ -199,6 +247,12 @@ impl World {
                     if axis == 1 && gravity > 0.0 {
                         c[axis] = lo;
                         v[axis] *= GROUND_RESTITUTION;
+                        // It still moved this step: `moving` drops it at the next step.
+                        if v.length() < sleep_speed {
+                            *v = Vec3::ZERO;
+                            self.asleep[i] = true;
+                            self.moving_stale = true;
+                        }
                     }
                 } else if c[axis] > hi {
                     c[axis] = hi - (c[axis] - hi).min(hi - lo);
@@ -218,6 +272,181 @@ impl World {
                 self.aabbs[i] = aabb;
             }
         }
+    }
+
+    fn rebuild_moving(&mut self) {
+        self.moving.clear();
+        self.moving
+            .extend((0..self.shapes.len() as u32).filter(|&i| {
+                let i = i as usize;
+                self.alive[i] && !self.asleep[i] && self.kinds[i] == ProxyKind::Dynamic
+            }));
+        self.moving_stale = false;
+    }
+
+    /// The measured step under way (0-based), `None` during the warm-up.
+    fn measured_step(&self) -> Option<usize> {
+        (self.steps_done as usize)
+            .checked_sub(self.scene.warmup + 1)
+            .filter(|_| !self.scene.phases.is_empty())
+    }
+
+    /// Enters the phase that starts at this step, and spawns or despawns this step's share of
+    /// the phase's change in object count.
+    fn advance_phase(&mut self) {
+        let Some(step) = self.measured_step() else {
+            return;
+        };
+        let Some((index, start)) = self.scene.phase_at(step) else {
+            return;
+        };
+        if step == start {
+            self.enter_phase(index);
+        }
+        let phase = &self.scene.phases[index];
+        let (Some(target), Some((_, start_count))) = (phase.objects, self.phase) else {
+            return;
+        };
+        let done = (step - start + 1) as f64 / phase.steps as f64;
+        let count = (start_count as f64 + (target as f64 - start_count as f64) * done).round();
+        let count = count as usize;
+        while self.live_objects.len() < count {
+            self.spawn();
+        }
+        while self.live_objects.len() > count {
+            self.despawn();
+        }
+    }
+
+    fn enter_phase(&mut self, index: usize) {
+        let phase = self.scene.phases[index].clone();
+        let scene = &mut self.scene;
+        scene.mean_speed = phase.mean_speed.unwrap_or(scene.mean_speed);
+        scene.gravity = phase.gravity.unwrap_or(scene.gravity);
+        scene.remove_rate = phase.remove_rate.unwrap_or(scene.remove_rate);
+        scene.teleport_rate = phase.teleport_rate.unwrap_or(scene.teleport_rate);
+        scene.redraw_interval = phase.redraw_interval.unwrap_or(scene.redraw_interval);
+        self.phase = Some((index, self.live_objects.len()));
+        if let Some(fraction) = phase.stationary_fraction {
+            self.scene.stationary_fraction = fraction;
+            self.assign_stationary(fraction);
+        }
+        // Every moving object wakes up with a new velocity.
+        self.asleep.iter_mut().for_each(|a| *a = false);
+        self.rebuild_moving();
+        if phase.explode {
+            let center = Vec3::splat(self.side / 2.0);
+            for &i in &self.moving {
+                let i = i as usize;
+                let speed = sample_speed(
+                    self.scene.speed_distribution,
+                    self.scene.mean_speed,
+                    &mut self.rng,
+                );
+                let away = (self.centers[i] - center)
+                    .try_normalize()
+                    .unwrap_or_else(|| random_direction(&mut self.rng));
+                self.velocities[i] = away * speed;
+            }
+        } else {
+            self.draw_velocities(false);
+        }
+    }
+
+    /// Makes exactly `round(fraction * live objects)` of the scene's objects stationary, the
+    /// choice seeded; objects whose kind changes are listed in [`World::kind_changed`].
+    fn assign_stationary(&mut self, fraction: f32) {
+        let mut order = self.live_objects.clone();
+        order.sort_unstable();
+        let n = order.len();
+        let stationary = (f64::from(fraction) * n as f64).round() as usize;
+        for i in 0..stationary {
+            let j = self.rng.random_range(i..n);
+            order.swap(i, j);
+        }
+        for (k, &object) in order.iter().enumerate() {
+            let kind = if k < stationary {
+                ProxyKind::Static
+            } else {
+                ProxyKind::Dynamic
+            };
+            let i = object as usize;
+            if self.kinds[i] != kind {
+                self.kinds[i] = kind;
+                self.velocities[i] = Vec3::ZERO;
+                self.kind_changed.push(object);
+            }
+        }
+        self.kind_changed.sort_unstable();
+    }
+
+    fn spawn(&mut self) {
+        let kind = self.shape_kinds[self.rng.random_range(0..self.shape_kinds.len())];
+        let shape = PlacedShape::random(kind, &self.sizes, &mut self.rng);
+        let h = shape.aabb_half_extents.min(Vec3::splat(self.side / 2.0));
+        let center = random_point(&mut self.rng, h, self.side);
+        let speed = sample_speed(
+            self.scene.speed_distribution,
+            self.scene.mean_speed,
+            &mut self.rng,
+        );
+        // A share `stationary_fraction` of newcomers are stationary props.
+        let kind = if self.rng.random::<f32>() < self.scene.stationary_fraction {
+            ProxyKind::Static
+        } else {
+            ProxyKind::Dynamic
+        };
+        let velocity = match kind {
+            ProxyKind::Dynamic => random_direction(&mut self.rng) * speed,
+            ProxyKind::Static => Vec3::ZERO,
+        };
+        let Ok(aabb) = Aabb::from_center_half_extents(center, shape.aabb_half_extents) else {
+            return; // sizes are validated: unreachable, and skipping one spawn is harmless
+        };
+        let slot = match self.free_slots.pop() {
+            Some(slot) => {
+                let i = slot as usize;
+                self.shapes[i] = shape;
+                self.centers[i] = center;
+                self.velocities[i] = velocity;
+                self.kinds[i] = kind;
+                self.aabbs[i] = aabb;
+                self.alive[i] = true;
+                self.asleep[i] = false;
+                slot
+            }
+            None => {
+                self.shapes.push(shape);
+                self.centers.push(center);
+                self.velocities.push(velocity);
+                self.kinds.push(kind);
+                self.aabbs.push(aabb);
+                self.alive.push(true);
+                self.asleep.push(false);
+                self.fixed.push(false);
+                (self.shapes.len() - 1) as u32
+            }
+        };
+        self.live_objects.push(slot);
+        self.spawned.push(slot);
+        self.moving_stale = true;
+    }
+
+    fn despawn(&mut self) {
+        let Some(slot) = self.live_objects.pop() else {
+            return;
+        };
+        let i = slot as usize;
+        self.alive[i] = false;
+        self.velocities[i] = Vec3::ZERO;
+        self.free_slots.push(slot);
+        // Spawned and despawned in the same step: it never existed for the broad phase.
+        if let Some(k) = self.spawned.iter().position(|&s| s == slot) {
+            self.spawned.remove(k);
+        } else {
+            self.despawned.push(slot);
+        }
+        self.moving_stale = true;
     }
 
     fn churn(&mut self) {
@@ -241,7 +470,7 @@ impl World {
         }
     }
 
-    /// Number of objects, static ones included.
+    /// Number of object slots, static and despawned ones included.
     pub fn len(&self) -> usize {
         self.shapes.len()
     }
@@ -261,7 +490,39 @@ impl World {
         self.kinds[i]
     }
 
-    /// The objects whose boxes change at each step, increasing.
+    /// Whether object `i` is in the world (false for the slot of a despawned object).
+    pub fn is_alive(&self, i: usize) -> bool {
+        self.alive[i]
+    }
+
+    /// Objects in the world now, terrain and ground included.
+    pub fn live_count(&self) -> usize {
+        self.live_objects.len() + self.fixed.iter().filter(|&&f| f).count()
+    }
+
+    /// Objects that entered the world during the last step: insert their proxies.
+    pub fn spawned(&self) -> &[u32] {
+        &self.spawned
+    }
+
+    /// Objects that left the world during the last step: remove their proxies.
+    pub fn despawned(&self) -> &[u32] {
+        &self.despawned
+    }
+
+    /// Objects whose kind (stationary or moving) changed during the last step: remove their
+    /// proxies and insert them again with the new kind.
+    pub fn kind_changed(&self) -> &[u32] {
+        &self.kind_changed
+    }
+
+    /// The phase under way (index into `scene().phases`), once the first one has begun.
+    pub fn phase(&self) -> Option<usize> {
+        self.phase.map(|(index, _)| index)
+    }
+
+    /// The objects whose boxes changed during the last step, increasing (sleeping,
+    /// stationary and despawned objects excluded).
     pub fn moving(&self) -> &[u32] {
         &self.moving
     }
@@ -287,7 +548,7 @@ impl World {
         self.side
     }
 
-    /// The scene this world was made from.
+    /// The scene this world was made from, with the settings of the phase under way.
     pub fn scene(&self) -> &Scene {
         &self.scene
     }
@@ -480,5 +741,98 @@ mod tests {
         w.step();
         assert!(w.velocities[0].x < 0.0 && w.velocities[1].x > 0.0);
         assert!((w.velocities[0] + w.velocities[1]).length() < 1e-5);
+    }
+
+    fn phased(text: &str) -> Scene {
+        Scene::from_toml_str(text, "test.toml").unwrap()
+    }
+
+    /// Follows the world's spawn, despawn and kind lists like a broad phase would, and
+    /// checks they describe exactly the live objects and their kinds.
+    #[test]
+    fn phases_grow_shrink_and_change_kinds_consistently() {
+        let scene = phased(
+            "objects = 200\nwarmup = 3\nremove_rate = 0.01\n\
+             [[phases]]\nsteps = 20\nobjects = 600\nstationary_fraction = 0.5\n\
+             [[phases]]\nsteps = 10\nobjects = 150\n\
+             [[phases]]\nsteps = 5\nstationary_fraction = 0.0\n",
+        );
+        let mut w = World::new(&scene).unwrap();
+        let mut live: Vec<Option<ProxyKind>> = (0..w.len()).map(|i| Some(w.kind(i))).collect();
+        let mut counts = Vec::new();
+        for step in 0..scene.warmup + scene.steps {
+            w.step();
+            live.resize(w.len(), None);
+            for &i in w.despawned() {
+                assert!(live[i as usize].take().is_some(), "despawned twice: {i}");
+            }
+            for &i in w.spawned() {
+                assert!(live[i as usize].is_none(), "spawned twice: {i}");
+                live[i as usize] = Some(w.kind(i as usize));
+            }
+            for &i in w.kind_changed() {
+                live[i as usize] = Some(w.kind(i as usize));
+            }
+            for (i, mirrored) in live.iter().enumerate() {
+                assert_eq!(mirrored.is_some(), w.is_alive(i), "object {i}, step {step}");
+                if let Some(kind) = mirrored {
+                    assert_eq!(*kind, w.kind(i), "object {i}, step {step}");
+                }
+            }
+            for &i in w.moving() {
+                assert!(w.is_alive(i as usize) && w.kind(i as usize) == ProxyKind::Dynamic);
+            }
+            counts.push(live.iter().filter(|k| k.is_some()).count());
+        }
+        // Steady growth to 600, then down to 150, each phase ending on its count.
+        assert_eq!(counts[scene.warmup + 19], 600);
+        assert_eq!(counts[scene.warmup + 29], 150);
+        assert!(counts[scene.warmup + 5] > 200 && counts[scene.warmup + 5] < 600);
+        assert_eq!(w.live_count(), 150);
+        // The last phase made every object move.
+        assert_eq!(w.moving().len(), 150);
+    }
+
+    #[test]
+    fn objects_fall_asleep_on_the_ground_and_a_phase_wakes_them() {
+        let resting = phased(
+            "objects = 100\nwarmup = 0\nsleep_speed = 2.0\nmean_speed = 0.0\ngravity = 30.0\n\
+             [[phases]]\nsteps = 400\n",
+        );
+        let mut w = World::new(&resting).unwrap();
+        for _ in 0..400 {
+            w.step();
+        }
+        assert_eq!(w.moving().len(), 0, "everything rests after 400 steps");
+        let scene = phased(
+            "objects = 100\nwarmup = 0\nsleep_speed = 2.0\nmean_speed = 0.0\ngravity = 30.0\n\
+             [[phases]]\nsteps = 400\n\
+             [[phases]]\nsteps = 2\nmean_speed = 20.0\ngravity = 0.0\nexplode = true\n",
+        );
+        let mut w = World::new(&scene).unwrap();
+        for _ in 0..400 {
+            w.step();
+        }
+        // Asleep: not moved during the last step, and not listed as moving.
+        let rested: Vec<Aabb> = w.aabbs().to_vec();
+        w.step();
+        assert_eq!(w.phase(), Some(1));
+        let before: Vec<Aabb> = w.aabbs().to_vec();
+        w.step();
+        assert_eq!(w.moving().len(), 100, "the explosion wakes every object");
+        assert!(rested.len() == 101 && rested[..100] != before[..100]);
+        let center = Vec3::splat(w.side() / 2.0);
+        let outward = (0..100)
+            .filter(|&i| {
+                // Horizontally: the ground reflects the downward half of the blast.
+                let d = w.aabbs()[i].center() - before[i].center();
+                let away = before[i].center() - center;
+                d.x * away.x + d.z * away.z > 0.0
+            })
+            .count();
+        assert!(
+            outward >= 80,
+            "{outward} of 100 flew outward (random: about 50)"
+        );
     }
 }

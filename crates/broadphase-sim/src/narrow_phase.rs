@@ -33,6 +33,65 @@ pub fn count_collisions(world: &World, pairs: impl IntoIterator<Item = (u32, u32
         .count()
 }
 
+/// Exact tests with temporal coherence: a pair whose two objects kept still since its last
+/// test keeps its result, as a physics engine keeps the contacts of resting bodies. The
+/// count is the same as [`count_collisions`]; only pairs with a moved object are re-tested.
+///
+/// ```
+/// use broadphase_sim::{narrow_phase::ContactCache, Scene, World};
+/// let mut world = World::new(&Scene { objects: 2, ..Default::default() }).unwrap();
+/// let mut cache = ContactCache::default();
+/// world.step();
+/// assert_eq!(cache.count(&world, [(0, 1)]), broadphase_sim::narrow_phase::count_collisions(&world, [(0, 1)]));
+/// ```
+#[derive(Debug, Default)]
+pub struct ContactCache {
+    /// Per object pair (smaller index first): the result and the call that last saw it.
+    results: rustc_hash::FxHashMap<(u32, u32), (bool, u64)>,
+    moved: Vec<bool>,
+    calls: u64,
+}
+
+impl ContactCache {
+    /// Counts the pairs whose shapes intersect after the world's last step. Call it once per
+    /// step: it takes the step's moved objects from `world`. O(pairs) lookups plus a shape
+    /// test per pair with a moved object.
+    pub fn count(&mut self, world: &World, pairs: impl IntoIterator<Item = (u32, u32)>) -> usize {
+        self.calls += 1;
+        self.moved.clear();
+        self.moved.resize(world.len(), false);
+        for &i in world.moving().iter().chain(world.spawned()) {
+            self.moved[i as usize] = true;
+        }
+        let mut count = 0;
+        let mut seen = 0usize;
+        for (a, b) in pairs {
+            let key = (a.min(b), a.max(b));
+            seen += 1;
+            let moved = self.moved[a as usize] || self.moved[b as usize];
+            let entry = self.results.entry(key);
+            let hit = match entry {
+                std::collections::hash_map::Entry::Occupied(mut e) if !moved => {
+                    e.get_mut().1 = self.calls;
+                    e.get().0
+                }
+                entry => {
+                    let hit = shapes_intersect(world, a as usize, b as usize);
+                    entry.insert_entry((hit, self.calls));
+                    hit
+                }
+            };
+            count += usize::from(hit);
+        }
+        // Forget pairs that are no longer reported, now and then (amortised O(1)).
+        if self.results.len() > 2 * seen + 1024 {
+            let calls = self.calls;
+            self.results.retain(|_, (_, last)| *last == calls);
+        }
+        count
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -91,8 +91,64 @@ pub struct Scene {
     pub seed: u64,
     /// Unmeasured steps before the measured ones.
     pub warmup: usize,
-    /// Measured steps.
+    /// Measured steps (with `phases`: the sum of the phases' steps, set by validation).
     pub steps: usize,
+    /// A moving object resting on the ground under gravity whose speed falls below this
+    /// (units/s) goes to sleep: it stops, and its box is no longer updated, as in a physics
+    /// engine; a phase change wakes it (0: objects never sleep).
+    pub sleep_speed: f32,
+    /// Segments of the measured steps that change the settings as the scene runs; the
+    /// warm-up runs with the settings above, and each phase starts from where the previous
+    /// one left.
+    pub phases: Vec<Phase>,
+}
+
+/// A segment of a scene that changes some settings for a number of steps.
+///
+/// Unset fields keep their value from the previous phase (or the scene). Velocities are
+/// re-drawn at the start of every phase, which wakes sleeping objects.
+///
+/// ```
+/// let text = "objects = 100\n[[phases]]\nname = \"calm\"\nsteps = 10\nmean_speed = 1.0\n\
+///             [[phases]]\nsteps = 5\nobjects = 200\n";
+/// let scene = broadphase_sim::Scene::from_toml_str(text, "inline").unwrap();
+/// assert_eq!(scene.steps, 15);
+/// assert_eq!(scene.phases[1].objects, Some(200));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Phase {
+    /// A name for the reports (default: `phase N`, 1-based).
+    pub name: Option<String>,
+    /// Steps in this phase (at least 1).
+    pub steps: usize,
+    /// Mean speed during the phase.
+    pub mean_speed: Option<f32>,
+    /// Gravity during the phase (0 turns it off; the ground exists when any phase has gravity).
+    pub gravity: Option<f32>,
+    /// Fraction of the objects that are stationary (`ProxyKind::Static`) during the phase.
+    pub stationary_fraction: Option<f32>,
+    /// Churn: fraction of moving objects removed and re-inserted per step.
+    pub remove_rate: Option<f32>,
+    /// Fraction of moving objects teleported per step.
+    pub teleport_rate: Option<f32>,
+    /// Velocity re-draw interval during the phase.
+    pub redraw_interval: Option<u32>,
+    /// The object count reached at the end of the phase, by spawning or despawning an even
+    /// share every step (default: unchanged).
+    pub objects: Option<usize>,
+    /// At the start of the phase every moving object flies straight away from the world's
+    /// centre at the phase's speed: an explosion.
+    pub explode: bool,
+}
+
+impl Phase {
+    /// The phase's name, or `phase N` for the `index`-th (0-based).
+    pub fn display_name(&self, index: usize) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("phase {}", index + 1))
+    }
 }
 
 impl Default for Scene {
@@ -122,6 +178,8 @@ impl Default for Scene {
             seed: 1,
             warmup: 20,
             steps: 100,
+            sleep_speed: 0.0,
+            phases: Vec::new(),
         }
     }
 }
@@ -129,6 +187,9 @@ impl Default for Scene {
 /// Most objects a scene may hold (moving plus terrain): beyond it, a typo is likelier than
 /// an intent, and memory would run out before the first step.
 pub const MAX_OBJECTS: usize = 10_000_000;
+
+/// Most measured steps of a phased scene.
+pub const MAX_STEPS: usize = 100_000_000;
 
 /// The shapes a scene can hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,13 +281,28 @@ impl fmt::Display for SceneError {
 
 impl std::error::Error for SceneError {}
 
-/// The 1-based line where `key = …` is written, if it is.
+/// The 1-based line where `key = …` is written, if it is; `phases[i].key` is looked up
+/// after the `i`-th `[[phases]]` header.
 fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    let (skip_headers, key) = match key
+        .strip_prefix("phases[")
+        .and_then(|rest| rest.split_once("]."))
+    {
+        Some((index, key)) => (index.parse::<usize>().ok()? + 1, key),
+        None => (0, key),
+    };
+    let mut headers = 0;
     text.lines()
         .position(|line| {
             let line = line.trim_start();
-            line.strip_prefix(key)
-                .is_some_and(|rest| rest.trim_start().starts_with('='))
+            if line.starts_with("[[phases]]") {
+                headers += 1;
+                return false;
+            }
+            headers == skip_headers
+                && line
+                    .strip_prefix(key)
+                    .is_some_and(|rest| rest.trim_start().starts_with('='))
         })
         .map(|i| i + 1)
 }
@@ -352,7 +428,7 @@ impl SceneBuilder {
     /// The validated scene.
     pub fn build(&self) -> Result<Scene, SceneError> {
         let source = self.source.as_deref().unwrap_or("scene");
-        let scene: Scene =
+        let mut scene: Scene =
             toml::Value::Table(self.table.clone())
                 .try_into()
                 .map_err(|e: toml::de::Error| {
@@ -370,6 +446,7 @@ impl SceneBuilder {
                 e.located(source, self.text.as_deref())
             }
         })?;
+        scene.steps = scene.measured_steps();
         Ok(scene)
     }
 }
@@ -389,6 +466,7 @@ const FLOAT_FIELDS: &[&str] = &[
     "gravity",
     "remove_rate",
     "teleport_rate",
+    "sleep_speed",
 ];
 
 const INTEGER_FIELDS: &[&str] = &[
@@ -403,10 +481,11 @@ const INTEGER_FIELDS: &[&str] = &[
 impl Scene {
     /// Parses and validates a TOML scene. `source` names the file in errors.
     pub fn from_toml_str(text: &str, source: &str) -> Result<Self, SceneError> {
-        let scene: Scene = toml::from_str(text).map_err(|e| toml_error(&e, source, text))?;
+        let mut scene: Scene = toml::from_str(text).map_err(|e| toml_error(&e, source, text))?;
         scene
             .validate()
             .map_err(|e| e.located(source, Some(text)))?;
+        scene.steps = scene.measured_steps();
         Ok(scene)
     }
 
@@ -494,6 +573,64 @@ impl Scene {
         if self.steps == 0 {
             return err("steps", "must be at least 1".to_string());
         }
+        non_negative("sleep_speed", f64::from(self.sleep_speed))?;
+        let mut total_steps = 0usize;
+        let mut counts_change = false;
+        for (i, phase) in self.phases.iter().enumerate() {
+            let field = |name: &str| format!("phases[{i}].{name}");
+            let in_phase = |e: SceneError| SceneError {
+                field: e.field.map(|f| field(&f)),
+                ..e
+            };
+            if phase.steps == 0 {
+                return err(&field("steps"), "must be at least 1".to_string());
+            }
+            total_steps = match total_steps.checked_add(phase.steps) {
+                Some(t) if t <= MAX_STEPS => t,
+                _ => {
+                    return err(
+                        &field("steps"),
+                        format!("the phases' steps must add up to at most {MAX_STEPS}"),
+                    )
+                }
+            };
+            if let Some(x) = phase.mean_speed {
+                non_negative("mean_speed", f64::from(x)).map_err(in_phase)?;
+            }
+            if let Some(x) = phase.gravity {
+                non_negative("gravity", f64::from(x)).map_err(in_phase)?;
+            }
+            for (name, x) in [
+                ("stationary_fraction", phase.stationary_fraction),
+                ("remove_rate", phase.remove_rate),
+                ("teleport_rate", phase.teleport_rate),
+            ] {
+                if let Some(x) = x {
+                    fraction(name, x).map_err(in_phase)?;
+                }
+            }
+            if let Some(n) = phase.objects {
+                if n == 0 || n > MAX_OBJECTS {
+                    return err(
+                        &field("objects"),
+                        format!("must be between 1 and {MAX_OBJECTS} (got {n})"),
+                    );
+                }
+                counts_change |= n != self.objects;
+            }
+        }
+        if counts_change && self.sphere_bounces {
+            return err(
+                "sphere_bounces",
+                "cannot be combined with phases that change the object count".to_string(),
+            );
+        }
+        if self.max_objects().saturating_add(self.terrain_boxes) > MAX_OBJECTS {
+            return err(
+                "terrain_boxes",
+                format!("objects plus terrain boxes must be at most {MAX_OBJECTS}"),
+            );
+        }
         let side = self.world_side();
         if !(side.is_finite() && side < 1e7) {
             return err(
@@ -521,12 +658,52 @@ impl Scene {
         Ok(())
     }
 
-    /// The side of the world cube.
+    /// The side of the world cube: `world_size`, or the side that holds the most objects
+    /// the scene ever has at `density`.
     pub fn world_side(&self) -> f32 {
         match self.world_size {
             Some(w) => w,
-            None => (self.objects as f64 / self.density).cbrt() as f32,
+            None => (self.max_objects() as f64 / self.density).cbrt() as f32,
         }
+    }
+
+    /// The most objects the scene holds at any step.
+    pub fn max_objects(&self) -> usize {
+        self.phases
+            .iter()
+            .filter_map(|p| p.objects)
+            .fold(self.objects, usize::max)
+    }
+
+    /// Measured steps: the phases' total, or `steps` without phases.
+    pub fn measured_steps(&self) -> usize {
+        if self.phases.is_empty() {
+            self.steps
+        } else {
+            self.phases.iter().map(|p| p.steps).sum()
+        }
+    }
+
+    /// Whether gravity is on at any time (the ground box exists then).
+    pub fn has_gravity(&self) -> bool {
+        self.gravity > 0.0
+            || self
+                .phases
+                .iter()
+                .any(|p| p.gravity.is_some_and(|g| g > 0.0))
+    }
+
+    /// The phase of measured step `step` (0-based) and the phase's first step, or `None`
+    /// without phases.
+    pub fn phase_at(&self, step: usize) -> Option<(usize, usize)> {
+        let mut start = 0;
+        for (i, phase) in self.phases.iter().enumerate() {
+            if step < start + phase.steps {
+                return Some((i, start));
+            }
+            start += phase.steps;
+        }
+        None
     }
 
     /// The shapes of the `shapes` field.
@@ -669,5 +846,39 @@ mod tests {
         assert_eq!(b.build().unwrap_err().line, Some(2));
         b.set("density", "0.1").unwrap();
         assert_eq!(b.build().unwrap().density, 0.1);
+    }
+
+    #[test]
+    fn phases_parse_sum_their_steps_and_report_errors_in_place() {
+        let text =
+            "objects = 100\nsteps = 7\n[[phases]]\nname = \"calm\"\nsteps = 10\nmean_speed = 1\n\
+                    [[phases]]\nsteps = 5\nobjects = 300\nexplode = true\n";
+        let s = parse(text).unwrap();
+        assert_eq!(s.steps, 15);
+        assert_eq!(s.phases[0].mean_speed, Some(1.0));
+        assert_eq!(s.phases[1].display_name(1), "phase 2");
+        assert_eq!(s.max_objects(), 300);
+        assert_eq!(s.phase_at(9), Some((0, 0)));
+        assert_eq!(s.phase_at(10), Some((1, 10)));
+        assert_eq!(s.phase_at(15), None);
+        // The world is sized for the most objects the scene holds.
+        assert_eq!(s.world_side(), (300.0f64 / s.density).cbrt() as f32);
+        let e = parse("[[phases]]\nsteps = 5\n[[phases]]\nsteps = 0\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("phases[1].steps"), "{e}");
+        assert_eq!(e.line, Some(4), "{e}");
+        let e = parse("[[phases]]\nsteps = 5\nstationary_fraction = 2.0\n").unwrap_err();
+        assert_eq!(
+            (e.field.as_deref(), e.line),
+            (Some("phases[0].stationary_fraction"), Some(3)),
+            "{e}"
+        );
+        let e = parse("[[phases]]\nsteps = 5\nobjects = 100000000000\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("phases[0].objects"), "{e}");
+        let e = parse("[[phases]]\nsteps = 5\nspeed = 1.0\n").unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+        let e =
+            parse("sphere_bounces = true\n[[phases]]\nsteps = 5\nobjects = 2000\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("sphere_bounces"), "{e}");
+        assert!(parse("[[phases]]\nsteps = 5\ngravity = nan\n").is_err());
     }
 }

@@ -3,12 +3,13 @@
 //! The adaptive report (seed 004) switches by average velocity with thresholds that depend on
 //! the world; the thesis (seed 000, ch. 5) asks for a framework that picks the algorithm
 //! itself. Here the choice is measured, not modelled: from time to time every candidate is
-//! built on the current boxes and timed on a replay of the last step's motion, the active
-//! algorithm included, under the same conditions, one candidate per step so that no step
-//! pays for them all. A candidate replaces the active one only when it is faster by a margin
-//! (hysteresis) in two rounds in a row; the winner is then loaded with every current box at once and takes over.
-//! Trials are scheduled when the scene's statistics change (proxy count, fraction moving,
-//! speed relative to size) or after an interval that doubles while nothing is gained, and
+//! built on the current boxes and timed on the last step's motion and churn, continued for a
+//! few steps, under the same conditions for all, the active algorithm included; one candidate
+//! per step, so that no step pays for them all. A candidate replaces the active one only when
+//! it is faster by a margin (hysteresis) in two rounds in a row; the winner is then loaded
+//! with every current box at once and takes over. Trials are scheduled when the scene's
+//! statistics change (proxy count, fraction moving, speed relative to size, churn, pairs per
+//! proxy) or after an interval that doubles while nothing is gained, and
 //! are kept within a share of the running time.
 //!
 //! Output stays exact and deterministic whatever is chosen and when: the adaptive broad phase
@@ -75,19 +76,24 @@ pub struct AdaptiveOptions {
     pub quadratic_limit: usize,
     /// How trials choose.
     pub policy: SwitchPolicy,
+    /// Trials run on the proxies in a region of the scene that holds about this many (the
+    /// density kept), and their times are scaled by the proxy count: a round costs little
+    /// even with many proxies.
+    pub trial_proxies: usize,
 }
 
 impl Default for AdaptiveOptions {
     fn default() -> Self {
         Self {
             candidates: Vec::new(),
-            initial: "sap".to_string(),
+            initial: "sort-and-sweep".to_string(),
             min_trial_interval: 8,
             max_trial_interval: 1024,
             switch_margin: 0.8,
             trial_budget: 0.1,
             quadratic_limit: 1500,
             policy: SwitchPolicy::Measured,
+            trial_proxies: 512,
         }
     }
 }
@@ -112,6 +118,10 @@ struct SceneStats {
     moved_fraction: f64,
     /// Mean displacement of moved boxes' centres over their mean edge length.
     relative_speed: f64,
+    /// Inserts plus removals over the proxy count.
+    churn: f64,
+    /// Overlapping pairs per proxy (density).
+    pairs_per_proxy: f64,
 }
 
 impl SceneStats {
@@ -121,6 +131,9 @@ impl SceneStats {
             || (self.moved_fraction - other.moved_fraction).abs() > 0.25
             || (ratio(self.relative_speed, other.relative_speed) > 2.0
                 && self.relative_speed.max(other.relative_speed) > 0.01)
+            || (self.churn - other.churn).abs() > 0.02
+            || (ratio(self.pairs_per_proxy, other.pairs_per_proxy) > 2.0
+                && self.pairs_per_proxy.max(other.pairs_per_proxy) > 0.5)
     }
 }
 
@@ -164,7 +177,7 @@ impl Inner {
 /// let a = bp.insert(Aabb::from_arrays([0.0; 3], [1.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
 /// let mut events = PairEvents::new();
 /// bp.update(&mut events);
-/// assert_eq!(bp.active_name(), "sap");
+/// assert_eq!(bp.active_name(), "sort-and-sweep");
 /// # let _ = a;
 /// # Ok::<(), broadphase::Error>(())
 /// ```
@@ -175,11 +188,19 @@ pub struct Adaptive {
     pairs: PairTracker,
     active: Inner,
     /// Per outer slot: moved during this step.
-    is_moved: Vec<bool>,
+    /// Per outer slot: the step (plus one) in which it last moved, so that nothing needs
+    /// clearing between steps.
+    moved_in: Vec<u64>,
     /// This step's moves: slot and the box before the step's first move.
     moves: Vec<(u32, Aabb)>,
     /// The previous step's moves (slot, before, after), replayed by trials.
-    last_motion: Vec<(u32, Aabb, Aabb)>,
+    /// The previous step's moves (slot, box before), replayed by trials with the current box.
+    last_motion: Vec<(u32, Aabb)>,
+    /// Slots inserted during this step, and during the previous one (replayed by trials).
+    inserted: Vec<u32>,
+    last_inserted: Vec<u32>,
+    /// Proxies removed during this step.
+    removed: usize,
     step: u64,
     next_trial: u64,
     trial_interval: u64,
@@ -197,7 +218,66 @@ pub struct Adaptive {
     unconfirmed: Option<&'static str>,
     inner_events: PairEvents,
     changes: Vec<(u64, bool)>,
+    /// The active algorithm's own update times over the last steps (seconds), a ring.
+    recent: Vec<f64>,
+    recent_next: usize,
+    /// The active algorithm's trial time in the round under way.
+    active_trial: Option<f64>,
+    /// Per algorithm: its running cost over its trial time, learnt while it was active. A
+    /// trial starts from freshly built boxes, so an algorithm with fat boxes looks cheaper
+    /// than it runs; the factor corrects its later trials.
+    corrections: Vec<(&'static str, f64)>,
+    /// Per algorithm: full rounds it sits out, and how many it sits out next time, after
+    /// a trial far slower than the round's best (tried again later, less and less often).
+    benched: Vec<(&'static str, u32, u32)>,
+    /// The step at which the last round ended, and the seconds its trials took.
+    last_round: u64,
+    last_round_seconds: f64,
+    /// Seconds spent in the trials of the round under way.
+    round_seconds: f64,
+    /// The proxies of the round under way.
+    sample: TrialSample,
+    /// The last switch, until the new algorithm's running cost is known.
+    probation: Option<Probation>,
 }
+
+/// A switch on trial: if the new algorithm runs slower than the one it replaced did, the
+/// switch is undone, and the new one's trials are corrected by what it really cost.
+struct Probation {
+    previous: &'static str,
+    /// The replaced algorithm's running cost before the switch, seconds per step.
+    previous_cost: f64,
+    /// The new algorithm's trial time that won the switch.
+    expected: f64,
+    /// The step at which the new algorithm's running cost is judged.
+    until: u64,
+}
+
+/// A candidate whose trial takes more than this many times the round's best sits out the
+/// next rounds.
+const HOPELESS: f64 = 3.0;
+
+/// The proxies a round's trials run on, and the factor that scales their times to all.
+struct TrialSample {
+    /// Per slot: left out of the trials (empty: none left out).
+    outside: Vec<bool>,
+    scale: f64,
+}
+
+/// The oldest "age", in steps of motion, given to a box when a trial is built.
+const TRIAL_AGES: f32 = 16.0;
+
+/// A number in [0, 1) that depends only on `x` (SplitMix64's finaliser).
+fn spread(x: u64) -> f32 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 40) as f32 / (1u64 << 24) as f32
+}
+
+/// Steps of running cost kept for the active algorithm.
+const RECENT_STEPS: usize = 15;
 
 impl Adaptive {
     /// An empty adaptive broad phase.
@@ -246,9 +326,12 @@ impl Adaptive {
                 ids: Vec::new(),
                 outer: Vec::new(),
             },
-            is_moved: Vec::new(),
+            moved_in: Vec::new(),
             moves: Vec::new(),
             last_motion: Vec::new(),
+            inserted: Vec::new(),
+            last_inserted: Vec::new(),
+            removed: 0,
             step: 0,
             next_trial: options.min_trial_interval,
             trial_interval: options.min_trial_interval,
@@ -263,6 +346,19 @@ impl Adaptive {
             unconfirmed: None,
             inner_events: PairEvents::new(),
             changes: Vec::new(),
+            recent: Vec::with_capacity(RECENT_STEPS),
+            recent_next: 0,
+            active_trial: None,
+            corrections: Vec::new(),
+            benched: Vec::new(),
+            last_round: 0,
+            last_round_seconds: 0.0,
+            round_seconds: 0.0,
+            sample: TrialSample {
+                outside: Vec::new(),
+                scale: 1.0,
+            },
+            probation: None,
             options,
         })
     }
@@ -280,7 +376,9 @@ impl Adaptive {
     fn measure_stats(&mut self) {
         let mut displacement = 0.0f64;
         let mut size = 0.0f64;
-        for &(slot, before) in &self.moves {
+        // A few hundred moves tell the mean well enough.
+        let stride = (self.moves.len() / 256).max(1);
+        for &(slot, before) in self.moves.iter().step_by(stride) {
             let after = self.proxies.aabb(slot as usize);
             displacement += (after.center() - before.center()).length() as f64;
             size += (after.extents().element_sum() / 3.0) as f64;
@@ -298,6 +396,8 @@ impl Adaptive {
             } else {
                 0.0
             },
+            churn: (self.inserted.len() + self.removed) as f64 / n.max(1) as f64,
+            pairs_per_proxy: self.pairs.set().len() as f64 / n.max(1) as f64,
         };
     }
 
@@ -325,50 +425,195 @@ impl Adaptive {
         Some(inner)
     }
 
-    /// Builds `name` on the boxes before the last step's motion, then times the replay of
-    /// that motion forward and back, five times in all, and takes the median. Returns the
-    /// time in seconds.
-    fn trial(&self, name: &str) -> Option<f64> {
+    /// Times `name` on the current scene in steady state: builds it with every moved box
+    /// set back along its last displacement by a spread of "ages" (0 to [`TRIAL_AGES`]
+    /// steps, as if each had been moving that long since it was last reorganised: fat boxes
+    /// then expire at their steady rate rather than all at once), moves every box to where
+    /// it is now (untimed), then times five steps that continue the motion by the same
+    /// displacement and insert again the proxies inserted during the last step (churn).
+    /// Returns the median of the five, in seconds, scaled to every proxy.
+    fn trial(&self, name: &str, sample: &TrialSample) -> Option<f64> {
         let mut inner = Inner {
             algorithm: create(name, &AlgorithmOptions::default()).ok()?,
             ids: Vec::new(),
             outer: Vec::new(),
         };
-        let mut before = vec![None; 0];
-        before.resize(self.proxies.slot_count(), None);
-        for &(slot, old, _) in &self.last_motion {
-            before[slot as usize] = Some(old);
+        let slots = self.proxies.slot_count();
+        let mut displacement: Vec<Option<crate::Vec3>> = vec![None; slots];
+        for &(slot, old) in &self.last_motion {
+            if self.proxies.is_live(slot as usize) {
+                let new = self.proxies.aabb(slot as usize);
+                displacement[slot as usize] = Some(new.center() - old.center());
+            }
         }
+        let mut is_new = vec![false; slots];
+        for &slot in &self.last_inserted {
+            is_new[slot as usize] = true;
+        }
+        let skip = |slot: usize| sample.outside.get(slot).copied().unwrap_or(false);
+        let at = |slot: usize, t: f32| -> Aabb {
+            let now = *self.proxies.aabb(slot);
+            match displacement[slot] {
+                Some(d) => Aabb::new(now.min() + d * t, now.max() + d * t).unwrap_or(now),
+                None => now,
+            }
+        };
         for slot in self.proxies.live_slots() {
-            let aabb = before[slot].unwrap_or(*self.proxies.aabb(slot));
-            inner
-                .insert(
-                    slot,
-                    aabb,
-                    self.proxies.kind(slot),
-                    self.proxies.filter(slot),
-                )
-                .ok()?;
+            if is_new[slot] || skip(slot) {
+                continue;
+            }
+            let age = spread(slot as u64) * TRIAL_AGES;
+            let (kind, filter) = (self.proxies.kind(slot), self.proxies.filter(slot));
+            inner.insert(slot, at(slot, -age), kind, filter).ok()?;
         }
         let mut events = PairEvents::new();
+        inner.algorithm.update(&mut events);
+        for &(slot, _) in &self.last_motion {
+            let slot = slot as usize;
+            if displacement[slot].is_some() && !is_new[slot] && !skip(slot) {
+                inner
+                    .algorithm
+                    .set_aabb(inner.ids[slot], at(slot, 0.0))
+                    .ok()?;
+            }
+        }
         inner.algorithm.update(&mut events);
         let mut samples = [0.0f64; 5];
         for (k, sample) in samples.iter_mut().enumerate() {
             let start = Instant::now();
-            for &(slot, old, new) in &self.last_motion {
-                if self.proxies.is_live(slot as usize) {
-                    let target = if k % 2 == 1 { old } else { new };
-                    inner
-                        .algorithm
-                        .set_aabb(inner.ids[slot as usize], target)
-                        .ok()?;
+            for &slot in &self.last_inserted {
+                let slot = slot as usize;
+                if skip(slot) {
+                    continue;
+                }
+                if k > 0 {
+                    inner.algorithm.remove(inner.ids[slot]).ok()?;
+                }
+                let (aabb, kind, filter) = (
+                    *self.proxies.aabb(slot),
+                    self.proxies.kind(slot),
+                    self.proxies.filter(slot),
+                );
+                inner.insert(slot, aabb, kind, filter).ok()?;
+            }
+            for &(slot, _) in &self.last_motion {
+                let slot = slot as usize;
+                if displacement[slot].is_some() && !is_new[slot] && !skip(slot) {
+                    let target = at(slot, (k + 1) as f32);
+                    inner.algorithm.set_aabb(inner.ids[slot], target).ok()?;
                 }
             }
             inner.algorithm.update(&mut events);
             *sample = start.elapsed().as_secs_f64();
         }
         samples.sort_by(f64::total_cmp);
-        Some(samples[2])
+        // A region of m of the n boxes holds (m/n)^(2/3) as many box ends per unit of
+        // length, and sap's cost per move grows with the box ends it passes.
+        let scale = if name == "sap" {
+            sample.scale.powf(5.0 / 3.0)
+        } else {
+            sample.scale
+        };
+        Some(samples[2] * scale)
+    }
+
+    /// The proxies of the next trials: all of them, or those whose centres lie in a box
+    /// around the middle of the scene sized to hold about `trial_proxies` at the scene's
+    /// density (checked; all when the region comes out too sparse).
+    fn trial_sample(&self) -> TrialSample {
+        let n = self.proxies.len();
+        let wanted = self.options.trial_proxies.max(1);
+        let everything = TrialSample {
+            outside: Vec::new(),
+            scale: 1.0,
+        };
+        if n <= 2 * wanted {
+            return everything;
+        }
+        let mut bounds: Option<(crate::Vec3, crate::Vec3)> = None;
+        for slot in self.proxies.live_slots() {
+            let c = self.proxies.aabb(slot).center();
+            bounds = Some(bounds.map_or((c, c), |(lo, hi)| (lo.min(c), hi.max(c))));
+        }
+        let Some((lo, hi)) = bounds else {
+            return everything;
+        };
+        let fraction = (wanted as f32 / n as f32).cbrt();
+        let middle = (lo + hi) * 0.5;
+        let half = (hi - lo) * (0.5 * fraction);
+        let mut outside = vec![true; self.proxies.slot_count()];
+        let mut inside = 0usize;
+        for slot in self.proxies.live_slots() {
+            let c = self.proxies.aabb(slot).center();
+            if (c - middle).abs().cmple(half).all() {
+                outside[slot] = false;
+                inside += 1;
+            }
+        }
+        if inside < wanted / 4 {
+            return everything;
+        }
+        TrialSample {
+            outside,
+            scale: n as f64 / inside as f64,
+        }
+    }
+
+    fn correction(&self, name: &str) -> f64 {
+        self.corrections
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(1.0, |c| c.1)
+    }
+
+    /// The median of the active algorithm's recent update times, once there are enough.
+    fn running_cost(&self) -> Option<f64> {
+        if self.recent.len() < 5 {
+            return None;
+        }
+        let mut sorted = self.recent.clone();
+        sorted.sort_by(f64::total_cmp);
+        Some(sorted[sorted.len() / 2])
+    }
+
+    /// Judges the last switch by the new algorithm's running cost: learns its correction, and
+    /// goes back when it runs slower than the replaced algorithm did.
+    fn end_probation(&mut self) {
+        let (Some(probation), Some(running)) = (self.probation.take(), self.running_cost()) else {
+            return;
+        };
+        let name = self.active_name();
+        let factor =
+            (self.correction(name) * running / probation.expected.max(1e-9)).clamp(0.1, 64.0);
+        match self.corrections.iter_mut().find(|(n, _)| *n == name) {
+            Some(c) => c.1 = factor,
+            None => self.corrections.push((name, factor)),
+        }
+        if running <= probation.previous_cost {
+            // Better than before, but slower than its trial promised: with that learnt,
+            // the others may now look better; retry them at once.
+            if running > 1.25 * probation.expected {
+                self.next_trial = self.step;
+            }
+            return;
+        }
+        if let Some(inner) = self.load(probation.previous) {
+            self.log.push(SwitchRecord {
+                step: self.step,
+                from: name,
+                to: probation.previous,
+                reason: format!(
+                    "probation: {name} ran {:.3} ms per step, {} had run {:.3} ms",
+                    running * 1e3,
+                    probation.previous,
+                    probation.previous_cost * 1e3
+                ),
+            });
+            self.active = inner;
+            self.recent.clear();
+            self.recent_next = 0;
+            self.unconfirmed = None;
+        }
     }
 
     /// Starts a trial round: the candidates to try, one per step, the active one included.
@@ -386,11 +631,18 @@ impl Adaptive {
             }
             SwitchPolicy::Measured => {
                 let quadratic_limit = self.options.quadratic_limit;
-                self.pending.extend(
-                    self.candidates.iter().rev().filter(|&&c| {
-                        !matches!(c, "brute-force" | "masking") || n <= quadratic_limit
-                    }),
-                );
+                for &c in self.candidates.iter().rev() {
+                    if matches!(c, "brute-force" | "masking") && n > quadratic_limit {
+                        continue;
+                    }
+                    if let Some(b) = self.benched.iter_mut().find(|b| b.0 == c) {
+                        if b.1 > 0 && c != active {
+                            b.1 -= 1;
+                            continue;
+                        }
+                    }
+                    self.pending.push(c);
+                }
             }
             SwitchPolicy::RoundRobin => {
                 let position = self
@@ -405,28 +657,76 @@ impl Adaptive {
             }
         }
         self.stats_at_trial = self.stats;
+        self.sample = self.trial_sample();
     }
 
     /// Runs the next trial of the round; after the last one, switches if a candidate won.
     fn continue_round(&mut self) {
         let start = Instant::now();
         if let Some(name) = self.pending.pop() {
-            if let Some(seconds) = self.trial(name) {
-                self.results.push((name, seconds));
+            if let Some(raw) = self.trial(name, &self.sample) {
                 let is_active = name == self.active_name();
+                if is_active {
+                    self.active_trial = Some(raw);
+                }
+                let seconds = raw * self.correction(name);
+                self.results.push((name, seconds));
                 if !is_active && self.best.is_none_or(|(_, b)| seconds < b) {
                     self.best = Some((name, seconds));
                 }
             }
         }
-        if self.pending.is_empty() {
+        let last = self.pending.is_empty();
+        if last {
             self.finish_round();
         }
-        self.trial_seconds += start.elapsed().as_secs_f64();
+        let seconds = start.elapsed().as_secs_f64();
+        self.trial_seconds += seconds;
+        self.round_seconds += seconds;
+        if last {
+            self.last_round_seconds = std::mem::take(&mut self.round_seconds);
+        }
     }
 
     fn finish_round(&mut self) {
         let active_name = self.active_name();
+        // The active algorithm is judged by what it really costs, and that teaches how far
+        // its trials are off.
+        if let (Some(trial), Some(running)) = (self.active_trial.take(), self.running_cost()) {
+            let factor = (running / trial.max(1e-9)).clamp(0.1, 64.0);
+            match self.corrections.iter_mut().find(|(n, _)| *n == active_name) {
+                Some(c) => c.1 = factor,
+                None => self.corrections.push((active_name, factor)),
+            }
+            if let Some(r) = self.results.iter_mut().find(|(n, _)| *n == active_name) {
+                r.1 = running;
+            }
+        }
+        let full_round = self.results.len() > 2;
+        let fastest = self
+            .results
+            .iter()
+            .map(|r| r.1)
+            .fold(f64::INFINITY, f64::min);
+        for &(name, seconds) in &self.results {
+            if !full_round || name == active_name {
+                continue;
+            }
+            let entry = match self.benched.iter().position(|b| b.0 == name) {
+                Some(i) => &mut self.benched[i],
+                None => {
+                    self.benched.push((name, 0, 1));
+                    self.benched.last_mut().expect("just pushed")
+                }
+            };
+            if seconds > HOPELESS * fastest {
+                entry.1 = entry.2;
+                entry.2 = (entry.2 * 2).min(8);
+            } else {
+                *entry = (name, 0, 1);
+            }
+        }
+        self.last_round = self.step;
         let active_time = match self.options.policy {
             SwitchPolicy::Measured => self
                 .results
@@ -440,7 +740,8 @@ impl Adaptive {
             .iter()
             .map(|(name, seconds)| format!("{name} {:.3} ms", seconds * 1e3))
             .collect();
-        let candidate = match (self.best.take(), active_time) {
+        let best = self.best.take();
+        let candidate = match (best, active_time) {
             (Some((name, seconds)), Some(active))
                 if seconds < self.options.switch_margin * active =>
             {
@@ -463,14 +764,29 @@ impl Adaptive {
                     from: active_name,
                     to,
                     reason: format!(
-                        "n = {}, moving {:.0}%, speed/size {:.3}; trials: {}",
+                        "n = {}, moving {:.0}%, speed/size {:.3}, churn {:.1}%, pairs/proxy {:.2}; trials: {}",
                         self.stats.proxies,
                         self.stats.moved_fraction * 100.0,
                         self.stats.relative_speed,
+                        self.stats.churn * 100.0,
+                        self.stats.pairs_per_proxy,
                         summary.join(", ")
                     ),
                 });
+                if self.options.policy == SwitchPolicy::Measured {
+                    self.probation = match (self.running_cost(), best) {
+                        (Some(before), Some((_, expected))) => Some(Probation {
+                            previous: active_name,
+                            previous_cost: before,
+                            expected,
+                            until: self.step + RECENT_STEPS as u64,
+                        }),
+                        _ => None,
+                    };
+                }
                 self.active = inner;
+                self.recent.clear();
+                self.recent_next = 0;
                 true
             }
             None => false,
@@ -510,16 +826,17 @@ impl BroadPhase for Adaptive {
             self.proxies.remove(id).expect("just inserted");
             return Err(e);
         }
-        if self.is_moved.len() <= slot {
-            self.is_moved.resize(slot + 1, false);
+        if self.moved_in.len() <= slot {
+            self.moved_in.resize(slot + 1, 0);
         }
+        self.inserted.push(slot as u32);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
         let slot = self.proxies.index_of(id)?;
-        if !self.is_moved[slot] {
-            self.is_moved[slot] = true;
+        if self.moved_in[slot] != self.step + 1 {
+            self.moved_in[slot] = self.step + 1;
             self.moves.push((slot as u32, *self.proxies.aabb(slot)));
         }
         self.proxies.set_aabb(id, aabb)?;
@@ -528,6 +845,7 @@ impl BroadPhase for Adaptive {
 
     fn remove(&mut self, id: ProxyId) -> Result<()> {
         let slot = self.proxies.remove(id)?;
+        self.removed += 1;
         self.active.algorithm.remove(self.active.ids[slot])
     }
 
@@ -535,6 +853,13 @@ impl BroadPhase for Adaptive {
         let start = Instant::now();
         let mut inner_events = std::mem::take(&mut self.inner_events);
         self.active.algorithm.update(&mut inner_events);
+        let inner_seconds = start.elapsed().as_secs_f64();
+        if self.recent.len() < RECENT_STEPS {
+            self.recent.push(inner_seconds);
+        } else {
+            self.recent[self.recent_next] = inner_seconds;
+        }
+        self.recent_next = (self.recent_next + 1) % RECENT_STEPS;
         let outer = &self.active.outer;
         self.changes.clear();
         self.changes.extend(inner_events.begun.iter().map(|p| {
@@ -564,21 +889,34 @@ impl BroadPhase for Adaptive {
         self.step += 1;
 
         self.measure_stats();
-        self.last_motion.clear();
-        for &(slot, before) in &self.moves {
-            self.is_moved[slot as usize] = false;
-            if self.proxies.is_live(slot as usize) {
-                self.last_motion
-                    .push((slot, before, *self.proxies.aabb(slot as usize)));
-            }
-        }
+        std::mem::swap(&mut self.last_motion, &mut self.moves);
         self.moves.clear();
+        self.last_inserted.clear();
+        self.last_inserted.extend(
+            self.inserted
+                .iter()
+                .copied()
+                .filter(|&slot| self.proxies.is_live(slot as usize)),
+        );
+        self.inserted.clear();
+        self.removed = 0;
+        if self
+            .probation
+            .as_ref()
+            .is_some_and(|p| self.step >= p.until)
+        {
+            self.end_probation();
+        }
         if !self.pending.is_empty() {
             self.continue_round();
         } else if self.candidates.len() > 1 {
-            let earliest = self.next_trial.saturating_sub(self.trial_interval)
-                + self.options.min_trial_interval;
-            let changed = self.stats.differs_from(&self.stats_at_trial) && self.step >= earliest;
+            // A changed scene may have one round on credit, to react at once: the budget
+            // must only cover the rounds before the last.
+            let changed = self.stats.differs_from(&self.stats_at_trial)
+                && self.step >= self.last_round + self.options.min_trial_interval
+                && (self.trial_seconds - self.last_round_seconds
+                    <= self.options.trial_budget * self.step_seconds
+                    || self.options.policy == SwitchPolicy::RoundRobin);
             if self.step >= self.next_trial || changed {
                 self.start_round();
                 self.continue_round();
@@ -594,13 +932,22 @@ impl BroadPhase for Adaptive {
         self.active.algorithm.clear();
         self.active.ids.clear();
         self.active.outer.clear();
-        self.is_moved.iter_mut().for_each(|m| *m = false);
+        self.moved_in.iter_mut().for_each(|m| *m = 0);
         self.moves.clear();
         self.last_motion.clear();
+        self.inserted.clear();
+        self.last_inserted.clear();
+        self.removed = 0;
         self.pending.clear();
         self.results.clear();
         self.best = None;
         self.unconfirmed = None;
+        self.recent.clear();
+        self.recent_next = 0;
+        self.active_trial = None;
+        self.benched.clear();
+        self.probation = None;
+        self.round_seconds = 0.0;
     }
 
     fn proxies(&self) -> &ProxyTable {
@@ -620,9 +967,8 @@ impl BroadPhase for Adaptive {
             + self.pairs.memory_bytes()
             + self.active.algorithm.memory_bytes()
             + (self.active.ids.capacity() + self.active.outer.capacity() / 2) * 8
-            + self.is_moved.capacity()
-            + self.moves.capacity() * 28
-            + self.last_motion.capacity() * 52
+            + self.moved_in.capacity() * 8
+            + (self.moves.capacity() + self.last_motion.capacity()) * 28
             + self.changes.capacity() * 16
     }
 
