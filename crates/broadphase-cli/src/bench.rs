@@ -46,6 +46,10 @@ pub struct BenchArgs {
     /// `dynamic-tree`: leaf box margin (default: the library's).
     #[arg(long)]
     tree_margin: Option<f32>,
+    /// Run the configuration in this file (written by `recommend`): its algorithm with its
+    /// options, instead of the default list (`--algorithms` still adds others).
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
     /// Stop measuring an algorithm after three steps in a row longer than this (milliseconds):
     /// brute force at 100,000 objects would take hours. Its row says where it stopped.
     #[arg(long, default_value_t = 500.0)]
@@ -136,7 +140,22 @@ impl From<&Measurement> for BenchRow {
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    let names = crate::parse_algorithms(&args.algorithms)?;
+    let config = args
+        .config
+        .as_deref()
+        .map(crate::config::AlgorithmConfig::load)
+        .transpose()?;
+    let names = match (&config, &args.algorithms) {
+        (Some(c), None) => vec![c.algorithm.clone()],
+        (Some(c), Some(_)) => {
+            let mut names = crate::parse_algorithms(&args.algorithms)?;
+            if !names.contains(&c.algorithm) {
+                names.insert(0, c.algorithm.clone());
+            }
+            names
+        }
+        (None, _) => crate::parse_algorithms(&args.algorithms)?,
+    };
     if args.max_step_ms.is_nan() || args.max_step_ms <= 0.0 {
         anyhow::bail!("--max-step-ms must be positive");
     }
@@ -144,6 +163,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     options.bvh_build = args.bvh_build;
     options.bvh_descend = args.bvh_descend;
     options.tree_margin = args.tree_margin;
+    if let Some(c) = &config {
+        options = c.options()?;
+    }
     let builder = args.scene.builder(INTERACTIVE_DEFAULTS)?;
     let mut scenes = Vec::new();
     if args.objects.is_empty() {

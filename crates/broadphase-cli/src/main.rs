@@ -4,9 +4,11 @@ mod algorithms;
 mod bench;
 mod ccd;
 mod charts;
+mod config;
 mod measure;
 mod output;
 mod prune;
+mod recommend;
 mod reproduce;
 mod scene_args;
 mod soak;
@@ -42,6 +44,8 @@ enum Command {
     Soak(soak::SoakArgs),
     /// Continuous-time collision detection: event-driven simulation of moving circles/spheres.
     Ccd(ccd::CcdArgs),
+    /// Tries every algorithm and its main options on your scene; ranks them, writes the best.
+    Recommend(recommend::RecommendArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Command::Prune(args) => prune::run(&args),
         Command::Soak(args) => soak::run(&args),
         Command::Ccd(args) => ccd::run_ccd(&args, &mut std::io::stdout().lock()),
+        Command::Recommend(args) => recommend::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -72,6 +72,19 @@ pub fn measure(
     max_step_ms: f64,
     progress: &ProgressBar,
 ) -> anyhow::Result<Measurement> {
+    measure_until(name, options, scene, queries, max_step_ms, None, progress)
+}
+
+/// [`measure`], also stopped (as too slow) when the clock passes `deadline`.
+pub fn measure_until(
+    name: &str,
+    options: &broadphase::AlgorithmOptions,
+    scene: &Scene,
+    queries: usize,
+    max_step_ms: f64,
+    deadline: Option<Instant>,
+    progress: &ProgressBar,
+) -> anyhow::Result<Measurement> {
     let mut world = World::new(scene)?;
     let mut bp = crate::algorithms::create(name, options)?;
     let mut ids: Vec<ProxyId> = Vec::with_capacity(world.len());
@@ -184,7 +197,7 @@ pub fn measure(
         } else {
             0
         };
-        if slow_steps == 3 {
+        if slow_steps == 3 || deadline.is_some_and(|d| Instant::now() > d) {
             stopped = Some((step.saturating_sub(scene.warmup), step_ms));
             progress.inc((scene.warmup + steps - step - 1) as u64);
             break;

@@ -54,6 +54,28 @@ pub fn prepare_dir(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Checks that `path` can be written (its directory exists and takes files), before any
+/// long run, without creating anything.
+pub fn check_writable_file(path: &Path) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    if path.is_dir() {
+        anyhow::bail!("cannot write {}: it is a directory", path.display());
+    }
+    let probe = temp_path(path);
+    fs::write(&probe, b"").with_context(|| {
+        format!(
+            "cannot write {} (directory {})",
+            path.display(),
+            dir.display()
+        )
+    })?;
+    let _ = fs::remove_file(&probe);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -71,6 +71,9 @@ pub struct SceneArgs {
     /// Fraction of moving objects teleported per step.
     #[arg(long)]
     pub teleport_rate: Option<String>,
+    /// Speed below which an object resting on the ground falls asleep (0: never).
+    #[arg(long)]
+    pub sleep_speed: Option<String>,
     /// Random seed.
     #[arg(long)]
     pub seed: Option<String>,
@@ -105,7 +108,7 @@ impl SceneArgs {
     }
 
     fn overrides(&self) -> Vec<(&'static str, &str)> {
-        let fields: [(&'static str, &Option<String>); 23] = [
+        let fields: [(&'static str, &Option<String>); 24] = [
             ("density", &self.density),
             ("world_size", &self.world_size),
             ("size_distribution", &self.size_distribution),
@@ -126,6 +129,7 @@ impl SceneArgs {
             ("sphere_bounces", &self.sphere_bounces),
             ("remove_rate", &self.remove_rate),
             ("teleport_rate", &self.teleport_rate),
+            ("sleep_speed", &self.sleep_speed),
             ("seed", &self.seed),
             ("warmup", &self.warmup),
             ("steps", &self.steps),
