@@ -376,6 +376,43 @@ fn summary(spec: &SweepSpec, first: &Scene, outcome: &SweepOutcome, preamble: &s
             spec.param
         );
     }
+    if outcome
+        .rows
+        .iter()
+        .any(|r| r.measurement.algorithm == "adaptive")
+    {
+        let _ = writeln!(
+            s,
+            "\n`adaptive` beside the fastest fixed algorithm (median total ms per step; p95):\n\n\
+             | {} | adaptive | p95 | fastest fixed | its median | its p95 | adaptive ÷ fastest |\n|---|---:|---:|---|---:|---:|---:|",
+            spec.param
+        );
+        for value in &spec.values {
+            let at: Vec<&Measurement> = outcome
+                .rows
+                .iter()
+                .filter(|r| &r.value == value)
+                .map(|r| &r.measurement)
+                .collect();
+            let adaptive = at.iter().find(|m| m.algorithm == "adaptive");
+            let fixed = at
+                .iter()
+                .filter(|m| m.algorithm != "adaptive")
+                .min_by(|a, b| a.total.median.total_cmp(&b.total.median));
+            if let (Some(a), Some(f)) = (adaptive, fixed) {
+                let _ = writeln!(
+                    s,
+                    "| {value} | {:.3} | {:.3} | {} | {:.3} | {:.3} | {:.2} |",
+                    a.total.median,
+                    a.total.p95,
+                    f.algorithm,
+                    f.total.median,
+                    f.total.p95,
+                    a.total.median / f.total.median.max(1e-12)
+                );
+            }
+        }
+    }
     if !outcome.exponents.is_empty() {
         let range = match spec.fit_range {
             Some((lo, hi)) => format!("objects {lo}–{hi}"),
