@@ -17,6 +17,7 @@
 use arbitrary::Arbitrary;
 use broadphase_ccd::{
     Body, CcdError, Event, EventKind, FinderOptions, MassModel, Method, Simulation, SweptBvhOptions, World,
+    MAX_MAGNITUDE, MIN_MAGNITUDE,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -90,6 +91,10 @@ fn expected_error(dim: usize, size: [f64; 3], bodies: &[Body]) -> Option<&'stati
         if b.position[..dim].iter().chain(&b.velocity[..dim]).any(|c| !c.is_finite()) {
             return Some("not finite");
         }
+        let in_range = |x: f64| (MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&x.abs());
+        if !in_range(b.radius) || !in_range(b.mass) || b.velocity[..dim].iter().any(|&c| c != 0.0 && !in_range(c)) {
+            return Some("out of range");
+        }
         if (0..dim).any(|k| b.position[k] - b.radius < 0.0 || b.position[k] + b.radius > size[k]) {
             return Some("outside");
         }
@@ -112,6 +117,7 @@ fn matches_kind(expected: &str, error: &CcdError) -> bool {
         CcdError::BadMass { .. } => expected == "mass",
         CcdError::NotFinite { .. } => expected == "not finite",
         CcdError::OutsideWorld { .. } => expected == "outside",
+        CcdError::OutOfRange { .. } => expected == "out of range",
         CcdError::InitialOverlap { .. } => expected == "overlap",
         _ => false,
     }
