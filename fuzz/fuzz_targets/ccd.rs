@@ -16,8 +16,8 @@
 
 use arbitrary::Arbitrary;
 use broadphase_ccd::{
-    Body, CcdError, Event, EventKind, FinderOptions, MassModel, Method, Simulation, SweptBvhOptions, World,
-    MAX_MAGNITUDE, MIN_MAGNITUDE,
+    Body, CcdError, Event, EventKind, FinderOptions, MassModel, Method, Simulation,
+    SweptBvhOptions, World, MAX_MAGNITUDE, MIN_MAGNITUDE,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -88,11 +88,18 @@ fn expected_error(dim: usize, size: [f64; 3], bodies: &[Body]) -> Option<&'stati
         if !(b.mass.is_finite() && b.mass > 0.0) {
             return Some("mass");
         }
-        if b.position[..dim].iter().chain(&b.velocity[..dim]).any(|c| !c.is_finite()) {
+        if b.position[..dim]
+            .iter()
+            .chain(&b.velocity[..dim])
+            .any(|c| !c.is_finite())
+        {
             return Some("not finite");
         }
         let in_range = |x: f64| (MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&x.abs());
-        if !in_range(b.radius) || !in_range(b.mass) || b.velocity[..dim].iter().any(|&c| c != 0.0 && !in_range(c)) {
+        if !in_range(b.radius)
+            || !in_range(b.mass)
+            || b.velocity[..dim].iter().any(|&c| c != 0.0 && !in_range(c))
+        {
             return Some("out of range");
         }
         if (0..dim).any(|k| b.position[k] - b.radius < 0.0 || b.position[k] + b.radius > size[k]) {
@@ -101,7 +108,9 @@ fn expected_error(dim: usize, size: [f64; 3], bodies: &[Body]) -> Option<&'stati
     }
     for (i, a) in bodies.iter().enumerate() {
         for b in &bodies[i + 1..] {
-            let d: f64 = (0..dim).map(|k| (a.position[k] - b.position[k]).powi(2)).sum();
+            let d: f64 = (0..dim)
+                .map(|k| (a.position[k] - b.position[k]).powi(2))
+                .sum();
             if d < (a.radius + b.radius).powi(2) {
                 return Some("overlap");
             }
@@ -140,7 +149,10 @@ fn check_positions(world: &World, t: f64, event: &Event, method: Method) {
         }
         for j in i + 1..world.len() {
             let sum = r + world.radius(j);
-            let distance = (0..dim).map(|k| (positions[i][k] - positions[j][k]).powi(2)).sum::<f64>().sqrt();
+            let distance = (0..dim)
+                .map(|k| (positions[i][k] - positions[j][k]).powi(2))
+                .sum::<f64>()
+                .sqrt();
             assert!(
                 sum - distance <= OVERLAP_TOLERANCE * sum + rounding,
                 "{method}: bodies {i} and {j} overlap by {} at {event}",
@@ -157,7 +169,10 @@ fn events_of(world: &World, method: Method, options: &FinderOptions) -> Vec<Even
     while events.len() < MAX_EVENTS {
         let before = sim.world().clone();
         let Some(event) = sim.next_event() else { break };
-        assert!(event.time.is_finite() && event.time >= 0.0, "{method}: event time {event}");
+        assert!(
+            event.time.is_finite() && event.time >= 0.0,
+            "{method}: event time {event}"
+        );
         let after = sim.world();
         check_positions(after, event.time, &event, method);
         let (a, b) = (event.a as usize, event.b as usize);
@@ -172,12 +187,18 @@ fn events_of(world: &World, method: Method, options: &FinderOptions) -> Vec<Even
                 let scale = norm1(pa) + norm1(pb);
                 for k in 0..3 {
                     let change = (pa[k] + pb[k] - qa[k] - qb[k]).abs();
-                    assert!(change <= CONSERVATION_TOLERANCE * scale, "{method}: momentum change {change} of {scale} at {event}");
+                    assert!(
+                        change <= CONSERVATION_TOLERANCE * scale,
+                        "{method}: momentum change {change} of {scale} at {event}"
+                    );
                 }
                 let e0 = energy(&before, a) + energy(&before, b);
                 let e1 = energy(after, a) + energy(after, b);
                 if e0.is_finite() {
-                    assert!((e0 - e1).abs() <= CONSERVATION_TOLERANCE * e0, "{method}: energy {e0} -> {e1} at {event}");
+                    assert!(
+                        (e0 - e1).abs() <= CONSERVATION_TOLERANCE * e0,
+                        "{method}: energy {e0} -> {e1} at {event}"
+                    );
                 }
             }
             EventKind::Wall => {
@@ -186,7 +207,10 @@ fn events_of(world: &World, method: Method, options: &FinderOptions) -> Vec<Even
                 let (v0, v1) = (before.velocity(a), after.velocity(a));
                 for k in 0..3 {
                     let expected = if k == axis { -v0[k] } else { v0[k] };
-                    assert_eq!(v1[k], expected, "{method}: wall hit velocity {v0:?} -> {v1:?} at {event}");
+                    assert_eq!(
+                        v1[k], expected,
+                        "{method}: wall hit velocity {v0:?} -> {v1:?} at {event}"
+                    );
                 }
             }
         }
@@ -198,7 +222,11 @@ fn events_of(world: &World, method: Method, options: &FinderOptions) -> Vec<Even
 fuzz_target!(|input: Input| {
     let dim = if input.three_d { 3 } else { 2 };
     let size = input.size.map(|s| 1.0 + f64::from(s % 32) * 0.5);
-    let model = if input.equal_masses { MassModel::Equal } else { MassModel::ProportionalToVolume };
+    let model = if input.equal_masses {
+        MassModel::Equal
+    } else {
+        MassModel::ProportionalToVolume
+    };
     let bodies: Vec<Body> = input
         .bodies
         .iter()
@@ -220,7 +248,11 @@ fuzz_target!(|input: Input| {
         .collect();
     let world = match World::new(dim, size, &bodies) {
         Ok(world) => {
-            assert_eq!(expected_error(dim, size, &bodies), None, "accepted invalid bodies {bodies:?}");
+            assert_eq!(
+                expected_error(dim, size, &bodies),
+                None,
+                "accepted invalid bodies {bodies:?}"
+            );
             world
         }
         Err(error) => {
@@ -246,7 +278,10 @@ fuzz_target!(|input: Input| {
     for method in [Method::SweptBvh, Method::Calendar] {
         let got = events_of(&world, method, &options);
         for (k, (x, y)) in reference.iter().zip(&got).enumerate() {
-            assert!(x.matches(y, TIME_TOLERANCE), "{method} differs at event {k}: all-pairs {x}, {method} {y}");
+            assert!(
+                x.matches(y, TIME_TOLERANCE),
+                "{method} differs at event {k}: all-pairs {x}, {method} {y}"
+            );
         }
         assert_eq!(reference.len(), got.len(), "{method}: event count");
     }

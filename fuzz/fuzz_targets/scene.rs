@@ -3,17 +3,27 @@
 //! builds a `World` whose boxes feed a broad phase that agrees with brute force.
 #![no_main]
 
-use broadphase::{create, AlgorithmOptions, BroadPhase, CollisionFilter, Pair, PairEvents, ProxyId};
+use broadphase::{
+    create, AlgorithmOptions, BroadPhase, CollisionFilter, Pair, PairEvents, ProxyId,
+};
 use broadphase_sim::{narrow_phase::count_collisions, Scene, SceneBuilder, SceneError, World};
 use libfuzzer_sys::fuzz_target;
 
 /// Caps applied (as overrides) before a valid scene is built into a world, so that one input
 /// runs in milliseconds.
-const CAPS: [(&str, usize); 4] = [("objects", 64), ("terrain_boxes", 16), ("steps", 6), ("warmup", 2)];
+const CAPS: [(&str, usize); 4] = [
+    ("objects", 64),
+    ("terrain_boxes", 16),
+    ("steps", 6),
+    ("warmup", 2),
+];
 
 fn one_line(e: &SceneError) {
     let text = e.to_string();
-    assert!(!text.contains('\n') && !text.contains('\r'), "multi-line error: {text:?}");
+    assert!(
+        !text.contains('\n') && !text.contains('\r'),
+        "multi-line error: {text:?}"
+    );
     assert!(!text.is_empty());
 }
 
@@ -36,9 +46,15 @@ fn parse(text: &str) {
     match (&direct, &built) {
         (Ok(a), Ok((_, b))) => assert_eq!(a, b, "the two parsing routes disagree"),
         (Err(_), Err(_)) => {}
-        (a, b) => panic!("routes disagree: direct {:?}, builder {:?}", a.as_ref().err(), b.as_ref().err()),
+        (a, b) => panic!(
+            "routes disagree: direct {:?}, builder {:?}",
+            a.as_ref().err(),
+            b.as_ref().err()
+        ),
     }
-    let Ok((mut builder, scene)) = built else { return };
+    let Ok((mut builder, scene)) = built else {
+        return;
+    };
     // The record of a run parses back to the same scene.
     let again = Scene::from_toml_str(&scene.to_toml(), "record.toml")
         .unwrap_or_else(|e| panic!("to_toml does not parse back: {e}"));
@@ -51,7 +67,9 @@ fn parse(text: &str) {
             _ => scene.warmup,
         };
         if value > cap {
-            builder.set(field, &cap.to_string()).expect("a small count is a valid override");
+            builder
+                .set(field, &cap.to_string())
+                .expect("a small count is a valid override");
         }
     }
     let scene = match builder.build() {
@@ -83,7 +101,11 @@ fn simulate(scene: &Scene, world: &mut World) {
     let mut ids: Vec<Vec<ProxyId>> = vec![Vec::new(); phases.len()];
     for (phase, ids) in phases.iter_mut().zip(&mut ids) {
         for (i, aabb) in world.aabbs().iter().enumerate() {
-            ids.push(phase.insert(*aabb, world.kind(i), CollisionFilter::default()).expect("valid box"));
+            ids.push(
+                phase
+                    .insert(*aabb, world.kind(i), CollisionFilter::default())
+                    .expect("valid box"),
+            );
         }
     }
     let steps = scene.warmup + scene.steps;
@@ -101,13 +123,18 @@ fn simulate(scene: &Scene, world: &mut World) {
             }
             for &i in world.moving() {
                 let i = i as usize;
-                phase.set_aabb(ids[i], world.aabbs()[i]).expect("live proxy");
+                phase
+                    .set_aabb(ids[i], world.aabbs()[i])
+                    .expect("live proxy");
             }
             phase.update(&mut events);
         }
         let mut pairs_of = |phase: &dyn BroadPhase, ids: &[ProxyId]| {
-            let slot_to_object: std::collections::HashMap<ProxyId, u32> =
-                ids.iter().enumerate().map(|(i, id)| (*id, i as u32)).collect();
+            let slot_to_object: std::collections::HashMap<ProxyId, u32> = ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| (*id, i as u32))
+                .collect();
             phase.pairs(&mut raw);
             let mut pairs: Vec<(u32, u32)> = raw
                 .iter()
@@ -121,7 +148,12 @@ fn simulate(scene: &Scene, world: &mut World) {
         };
         let expected = pairs_of(phases[0].as_ref(), &ids[0]);
         for (phase, ids) in phases.iter().zip(&ids).skip(1) {
-            assert_eq!(pairs_of(phase.as_ref(), ids), expected, "{} differs from brute force", phase.name());
+            assert_eq!(
+                pairs_of(phase.as_ref(), ids),
+                expected,
+                "{} differs from brute force",
+                phase.name()
+            );
         }
         let collisions = count_collisions(world, expected.iter().copied());
         assert!(collisions <= expected.len());
