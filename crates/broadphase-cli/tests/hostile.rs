@@ -83,8 +83,12 @@ fn hostile_scenes() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         ),
         ("comments-50mb.toml", comments, "large"),
         ("array-1e6.toml", array, "large"),
-        ("nested-arrays.toml", nested.into_bytes(), "nest"),
-        ("nested-tables.toml", nested_tables.into_bytes(), "nest"),
+        ("nested-arrays.toml", nested.into_bytes(), "recursion"),
+        (
+            "nested-tables.toml",
+            nested_tables.into_bytes(),
+            "recursion",
+        ),
         (
             "wrong-type-string.toml",
             b"objects = \"many\"\n".to_vec(),

@@ -16,6 +16,6 @@ pub use bouncing_boxes::{BouncingBoxes, BouncingBoxesConfig};
 pub use motion::World;
 pub use scene::{
     Scene, SceneBuilder, SceneError, ShapeKind, SizeDistribution, SpeedDistribution, MAX_OBJECTS,
-    MAX_SCENE_BYTES, MAX_SCENE_NESTING,
+    MAX_SCENE_BYTES,
 };
 pub use shapes::PlacedShape;
