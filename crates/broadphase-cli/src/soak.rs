@@ -72,6 +72,14 @@ fn resident_bytes() -> Option<u64> {
     Some(pages * 4096)
 }
 
+/// Peak resident memory of this process (`VmHWM`), from /proc (Linux); `None` elsewhere.
+fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 fn megabytes(bytes: Option<u64>) -> String {
     bytes.map_or("n/a".into(), |b| {
         format!("{:.1} MiB", b as f64 / (1 << 20) as f64)
@@ -149,16 +157,18 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
     let elapsed = start.elapsed().as_secs_f64();
     let report = verifier.report().clone();
     println!(
-        "soak: {} algorithms, {steps} steps, {ops} operations in {elapsed:.1} s ({:.0} ops/s), {} checks",
+        "soak: {} algorithms, {steps} steps, {ops} operations in {elapsed:.1} s ({:.0} ops/s), {} checks, {} mismatches",
         report.algorithms,
         ops as f64 / elapsed,
-        report.checks
+        report.checks,
+        report.mismatches
     );
     println!(
-        "memory: resident {} at start, {} after round 1, {} at end",
+        "memory: resident {} at start, {} after round 1, {} at end (peak {})",
         megabytes(rss_start),
         megabytes(first_round.as_ref().and_then(|s| s.0)),
-        megabytes(resident_bytes())
+        megabytes(resident_bytes()),
+        megabytes(peak_resident_bytes())
     );
     let mut failed = false;
     if outcome.is_err() {

@@ -42,6 +42,10 @@ fn short_soak_runs_rounds_and_judges_memory() {
             .unwrap_or_else(|| panic!("no memory line for {name}: {stdout}"));
         assert!(line.ends_with(": ok"), "{line}");
     }
-    assert!(stdout.contains("after round 1"), "{stdout}");
+    assert!(first.ends_with(" 0 mismatches"), "{first}");
+    assert!(
+        stdout.contains("after round 1") && stdout.contains("(peak "),
+        "{stdout}"
+    );
     assert_eq!(stdout.lines().last(), Some("soak: ok"), "{stdout}");
 }
