@@ -40,6 +40,17 @@ pub enum CcdError {
     /// The world box must have finite positive extents.
     #[error("world size must be finite and positive on every axis, got {0:?}")]
     BadWorldSize([f64; 3]),
+    /// A world extent, radius, mass or non-zero velocity component whose magnitude lies
+    /// outside `[MIN_MAGNITUDE, MAX_MAGNITUDE]` ([`crate::MIN_MAGNITUDE`],
+    /// [`crate::MAX_MAGNITUDE`]): the squares and products in the time of impact would
+    /// overflow or underflow f64 and collisions would be missed.
+    #[error("{what} {value} is outside [{min:e}, {max:e}] in magnitude (times of impact would overflow or underflow)", min = crate::MIN_MAGNITUDE, max = crate::MAX_MAGNITUDE)]
+    OutOfRange {
+        /// What is out of range (`world extent`, `object 3: velocity component`, …).
+        what: String,
+        /// The offending value.
+        value: f64,
+    },
     /// An object that sticks out of the world box.
     #[error("object {index} (radius {radius}) does not fit inside the world box")]
     OutsideWorld {

@@ -47,4 +47,4 @@ pub use scene::{generate_scene, SceneConfig};
 pub use simulation::{FinderOptions, Method, Simulation};
 pub use swept_bvh::SweptBvhOptions;
 pub use vector::Vec3;
-pub use world::World;
+pub use world::{World, MAX_MAGNITUDE, MIN_MAGNITUDE};

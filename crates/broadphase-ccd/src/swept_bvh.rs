@@ -140,7 +140,8 @@ impl SweptBvh {
             self.best_key = u64::MAX;
             let moving = self.refit(world, now, horizon);
             self.traverse(world, horizon);
-            if self.best_time <= horizon {
+            // An infinite horizon (Δt grown past f64) must not turn "no event" into one.
+            if self.best_time <= horizon && self.best_time < f64::INFINITY {
                 self.time_step = (self.time_step * self.options.shrink).max(f64::MIN_POSITIVE);
                 self.cached = Some(event_from_key(self.best_time, self.best_key));
                 return self.cached;

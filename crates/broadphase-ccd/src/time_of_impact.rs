@@ -61,7 +61,8 @@ pub(crate) fn sphere_sphere_before(
     if disc <= 0.0 {
         return None;
     }
-    Some(t0 + c / (-b + disc.sqrt()))
+    // A time beyond f64 (subnormal closing speed) is never.
+    Some(t0 + c / (-b + disc.sqrt())).filter(|t| t.is_finite())
 }
 
 /// Time from now until a sphere at coordinate `p` with velocity `v` along one axis touches a
@@ -119,7 +120,9 @@ pub(crate) fn wall_event(world: &World, i: usize) -> Option<(f64, u64)> {
             }
         }
     }
+    // A time beyond f64 (subnormal speed far from the wall) is never.
     best.map(|(dt, wall)| (m.time + dt, tie_key(RANK_WALL, i as u32, wall)))
+        .filter(|(t, _)| t.is_finite())
 }
 
 /// The collision tie key of bodies `a < b`.

@@ -4,6 +4,20 @@ use crate::body::Body;
 use crate::error::CcdError;
 use crate::vector::{dot, mul_add, sub, Vec3};
 
+/// Largest magnitude of a world extent, radius, mass or velocity component a [`World`]
+/// accepts: with extents and speeds up to `1e75`, the squared distances and speeds and their
+/// products in the time of impact (up to about `1e302`) stay finite.
+pub const MAX_MAGNITUDE: f64 = 1e75;
+
+/// Smallest magnitude of a world extent, radius, mass or non-zero velocity component a
+/// [`World`] accepts: below it, squared speeds underflow to zero and a slow approach would
+/// be taken for a miss.
+pub const MIN_MAGNITUDE: f64 = 1e-75;
+
+fn in_range(x: f64) -> bool {
+    (MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&x.abs())
+}
+
 /// The bodies of a continuous-time simulation inside the box `[0, size]` (walls on every face).
 ///
 /// Motion state is stored per body as (position, velocity, time of that position): a body is
@@ -45,8 +59,9 @@ impl World {
     /// Validates and builds a world of `bodies` at time 0 in the box `[0, size]`.
     ///
     /// Errors: dimension not 2 or 3, no bodies, non-finite or non-positive sizes, radii or
-    /// masses, bodies outside the box, or initially overlapping bodies (checked in
-    /// O(n log n) by a sweep along x).
+    /// masses, extents, radii, masses or non-zero velocity components of magnitude outside
+    /// [`MIN_MAGNITUDE`, `MAX_MAGNITUDE`], bodies outside the box, or initially overlapping
+    /// bodies (checked in O(n log n) by a sweep along x).
     pub fn new(dim: usize, size: Vec3, bodies: &[Body]) -> Result<Self, CcdError> {
         if dim != 2 && dim != 3 {
             return Err(CcdError::BadDimension(dim));
@@ -63,6 +78,12 @@ impl World {
         }
         if size[..dim].iter().any(|s| !s.is_finite() || *s <= 0.0) {
             return Err(CcdError::BadWorldSize(size));
+        }
+        if let Some(&extent) = size[..dim].iter().find(|s| !in_range(**s)) {
+            return Err(CcdError::OutOfRange {
+                what: "world extent".to_string(),
+                value: extent,
+            });
         }
         let n = bodies.len();
         let mut world = World {
@@ -91,6 +112,19 @@ impl World {
             }
             if p.iter().chain(v.iter()).any(|c| !c.is_finite()) {
                 return Err(CcdError::NotFinite { index });
+            }
+            let out_of_range = |what: &str, value: f64| CcdError::OutOfRange {
+                what: format!("object {index}: {what}"),
+                value,
+            };
+            if !in_range(body.radius) {
+                return Err(out_of_range("radius", body.radius));
+            }
+            if !in_range(body.mass) {
+                return Err(out_of_range("mass", body.mass));
+            }
+            if let Some(&speed) = v.iter().find(|c| **c != 0.0 && !in_range(**c)) {
+                return Err(out_of_range("velocity component", speed));
             }
             if (0..dim).any(|k| p[k] - body.radius < 0.0 || p[k] + body.radius > size[k]) {
                 return Err(CcdError::OutsideWorld {

@@ -46,6 +46,9 @@ pub struct BenchArgs {
     /// `dynamic-tree`: leaf box margin (default: the library's).
     #[arg(long)]
     tree_margin: Option<f32>,
+    /// `adaptive`: the algorithms it chooses from (default: its own list).
+    #[arg(long, value_delimiter = ',')]
+    adaptive_candidates: Vec<String>,
     /// Run the configuration in this file (written by `recommend`): its algorithm with its
     /// options, instead of the default list (`--algorithms` still adds others).
     #[arg(long)]
@@ -165,6 +168,17 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     options.tree_margin = args.tree_margin;
     if let Some(c) = &config {
         options = c.options()?;
+    }
+    if !args.adaptive_candidates.is_empty() {
+        for name in &args.adaptive_candidates {
+            if !broadphase::ALGORITHMS.contains(&name.as_str()) {
+                anyhow::bail!(
+                    "--adaptive-candidates: unknown algorithm '{name}' (known: {})",
+                    broadphase::ALGORITHMS.join(", ")
+                );
+            }
+        }
+        options.adaptive.candidates = args.adaptive_candidates.clone();
     }
     let builder = args.scene.builder(INTERACTIVE_DEFAULTS)?;
     let mut scenes = Vec::new();

@@ -274,6 +274,10 @@ pub fn run_reproduce_ccd(
     args: &CcdReproduceArgs,
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitCode> {
+    // An unwritable directory is an error before the long run, not after it.
+    if let Some(dir) = out_dir {
+        crate::output::prepare_dir(dir)?;
+    }
     let (markdown, csv) = match name {
         "ccd-table-5.1" => {
             if !(args.time_cap.is_finite() && args.time_cap > 0.0) {
@@ -319,11 +323,8 @@ pub fn run_reproduce_ccd(
     };
     write!(out, "{markdown}")?;
     if let Some(dir) = out_dir {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let md = dir.join(format!("{name}.md"));
-        std::fs::write(&md, &markdown).with_context(|| format!("cannot write {}", md.display()))?;
-        let path = dir.join(format!("{name}.csv"));
-        std::fs::write(&path, &csv).with_context(|| format!("cannot write {}", path.display()))?;
+        crate::output::write_atomically(&dir.join(format!("{name}.md")), markdown.as_bytes())?;
+        crate::output::write_atomically(&dir.join(format!("{name}.csv")), csv.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

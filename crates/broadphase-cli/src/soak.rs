@@ -15,13 +15,17 @@ pub struct SoakArgs {
     /// Comma-separated algorithms (default: all).
     #[arg(long)]
     algorithms: Option<String>,
-    /// Stop after this many operations (inserts, moves, removals, updates) in total.
-    #[arg(long, default_value_t = 20_000_000)]
-    ops: u64,
-    /// Stop after this many seconds, whichever comes first.
+    /// Stop after this many operations (inserts, moves, removals, updates) in total
+    /// (default: no limit, `--seconds` decides).
+    #[arg(long)]
+    ops: Option<u64>,
+    /// Stop after this many seconds, or after `--ops`, whichever comes first. The default
+    /// run of 10 minutes does on the order of 10^8 operations over all algorithms.
     #[arg(long, default_value_t = 600.0)]
     seconds: f64,
-    /// Live proxies per algorithm.
+    /// Live proxies per algorithm (at most 100000). The `identical` scenario, where every box
+    /// overlaps every other, is capped at 100 (4950 pairs): its cost per step grows with the
+    /// square of the count, and at 400 it would take most of the run.
     #[arg(long, default_value_t = 400)]
     objects: usize,
     /// Compare with the exact model on two consecutive updates out of this many.
@@ -33,10 +37,32 @@ pub struct SoakArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Allowed growth of the structures' memory between the end of the first round of
-    /// scenarios and the end, as a factor (plus 1 MiB per algorithm).
+    /// Allowed growth of memory between the end of the first round of scenarios and the end,
+    /// as a factor: each structure's own (plus 1 MiB) and the process's resident memory (plus
+    /// `RESIDENT_SLACK`).
     #[arg(long, default_value_t = 1.5)]
     memory_growth: f64,
+}
+
+/// Live proxies of the `identical` scenario at most: every pair overlaps there.
+const IDENTICAL_OBJECTS: usize = 100;
+
+/// Resident memory growth allowed beyond `--memory-growth` (allocator slack, stdout buffers).
+const RESIDENT_SLACK: u64 = 64 << 20;
+
+/// `peak[i] = max(peak[i], round[i])`.
+fn sample_max(peak: &mut [usize], round: &[usize]) {
+    for (p, &r) in peak.iter_mut().zip(round) {
+        *p = (*p).max(r);
+    }
+}
+
+/// Live proxies of `scenario` in a run of `objects`.
+fn scenario_objects(scenario: Scenario, objects: usize) -> usize {
+    match scenario {
+        Scenario::Identical => objects.min(IDENTICAL_OBJECTS),
+        _ => objects,
+    }
 }
 
 /// Resident memory of this process in bytes, from /proc (Linux); `None` elsewhere.
@@ -44,6 +70,14 @@ fn resident_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * 4096)
+}
+
+/// Peak resident memory of this process (`VmHWM`), from /proc (Linux); `None` elsewhere.
+fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 fn megabytes(bytes: Option<u64>) -> String {
@@ -57,13 +91,20 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
     if args.objects == 0 || args.check_every == 0 || args.scenario_steps == 0 {
         anyhow::bail!("--objects, --check-every and --scenario-steps must be at least 1");
     }
+    if args.objects > crate::verify::MAX_OBJECTS {
+        anyhow::bail!(
+            "--objects must be at most {} (got {})",
+            crate::verify::MAX_OBJECTS,
+            args.objects
+        );
+    }
     let valid = args.seconds > 0.0 && args.seconds.is_finite() && args.memory_growth >= 1.0;
     if !valid {
         anyhow::bail!("--seconds must be positive and --memory-growth at least 1");
     }
     let algorithms: Vec<Box<dyn BroadPhase>> = names
         .iter()
-        .map(|name| broadphase::create(name, &Default::default()))
+        .map(|name| crate::algorithms::create(name, &Default::default()))
         .collect::<Result<_, _>>()?;
     let mut verifier = Verifier::new(algorithms);
     verifier.set_check_every(args.check_every);
@@ -71,7 +112,16 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
     let deadline = Instant::now() + Duration::from_secs_f64(args.seconds);
     let start = Instant::now();
     let rss_start = resident_bytes();
-    let mut steady: Option<(Option<u64>, Vec<usize>)> = None;
+    // Structure memory is compared at the same points of the cycle: the largest value seen
+    // at the end of each scenario, in round 1 and in every later round.
+    let mut first_round: Option<(Option<u64>, Vec<usize>)> = None;
+    let mut round_peak = vec![0usize; names.len()];
+    let mut later_peak = vec![0usize; names.len()];
+    let sample = |verifier: &Verifier, peak: &mut [usize]| {
+        for (p, algorithm) in peak.iter_mut().zip(verifier.algorithms()) {
+            *p = (*p).max(algorithm.memory_bytes());
+        }
+    };
     let (mut steps, mut rounds) = (0usize, 0usize);
     let ops_per_step = |v: &Verifier| (v.live_count() as u64 / 3 + 4) * v.algorithms().len() as u64;
     let mut ops = 0u64;
@@ -79,38 +129,46 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
         for scenario in Scenario::ALL {
             verifier.clear();
             for _ in 0..args.scenario_steps {
-                verifier.random_step(scenario, args.objects, &mut rng);
+                verifier.random_step(scenario, scenario_objects(scenario, args.objects), &mut rng);
                 ops += ops_per_step(&verifier);
                 steps += 1;
-                if ops >= args.ops || Instant::now() >= deadline || verifier.report().mismatches > 0
+                if ops >= args.ops.unwrap_or(u64::MAX)
+                    || Instant::now() >= deadline
+                    || verifier.report().mismatches > 0
                 {
+                    sample(&verifier, &mut round_peak);
                     break 'run;
                 }
             }
+            sample(&verifier, &mut round_peak);
         }
         rounds += 1;
         if rounds == 1 {
-            let memory = verifier
-                .algorithms()
-                .iter()
-                .map(|a| a.memory_bytes())
-                .collect();
-            steady = Some((resident_bytes(), memory));
+            first_round = Some((resident_bytes(), round_peak.clone()));
+        } else {
+            sample_max(&mut later_peak, &round_peak);
         }
+        round_peak.fill(0);
     }));
+    if rounds >= 1 {
+        // The unfinished last round counts as a later one.
+        sample_max(&mut later_peak, &round_peak);
+    }
     let elapsed = start.elapsed().as_secs_f64();
     let report = verifier.report().clone();
     println!(
-        "soak: {} algorithms, {steps} steps, {ops} operations in {elapsed:.1} s ({:.0} ops/s), {} checks",
+        "soak: {} algorithms, {steps} steps, {ops} operations in {elapsed:.1} s ({:.0} ops/s), {} checks, {} mismatches",
         report.algorithms,
         ops as f64 / elapsed,
-        report.checks
+        report.checks,
+        report.mismatches
     );
     println!(
-        "memory: resident {} at start, {} after round 1, {} at end",
+        "memory: resident {} at start, {} after round 1, {} at end (peak {})",
         megabytes(rss_start),
-        megabytes(steady.as_ref().and_then(|s| s.0)),
-        megabytes(resident_bytes())
+        megabytes(first_round.as_ref().and_then(|s| s.0)),
+        megabytes(resident_bytes()),
+        megabytes(peak_resident_bytes())
     );
     let mut failed = false;
     if outcome.is_err() {
@@ -121,16 +179,35 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
         println!("FAILED: {} mismatches; first: {first}", report.mismatches);
         failed = true;
     }
-    if let Some((_, memory)) = &steady {
-        for (algorithm, &before) in verifier.algorithms().iter().zip(memory) {
-            let now = algorithm.memory_bytes();
-            let bound = (before as f64 * args.memory_growth) as usize + (1 << 20);
-            let verdict = if now > bound { "GREW" } else { "ok" };
-            println!("  {:<16} structure memory {before:>10} B after round 1, {now:>10} B at end: {verdict}", algorithm.name());
-            failed |= now > bound;
+    if let (Some((Some(steady_rss), _)), Some(end_rss)) = (&first_round, resident_bytes()) {
+        let bound = (*steady_rss as f64 * args.memory_growth) as u64 + RESIDENT_SLACK;
+        if end_rss > bound {
+            println!(
+                "FAILED: resident memory grew from {} after round 1 to {} (bound {})",
+                megabytes(Some(*steady_rss)),
+                megabytes(Some(end_rss)),
+                megabytes(Some(bound))
+            );
+            failed = true;
         }
-    } else {
-        println!("  (memory growth not judged: the run ended before one round of all scenarios)");
+    }
+    match &first_round {
+        Some((_, first)) if rounds >= 2 || later_peak.iter().any(|&b| b > 0) => {
+            for ((algorithm, &before), &after) in
+                verifier.algorithms().iter().zip(first).zip(&later_peak)
+            {
+                let bound = (before as f64 * args.memory_growth) as usize + (1 << 20);
+                let verdict = if after > bound { "GREW" } else { "ok" };
+                println!(
+                    "  {:<16} structure memory peak {before:>10} B in round 1, {after:>10} B after: {verdict}",
+                    algorithm.name()
+                );
+                failed |= after > bound;
+            }
+        }
+        _ => println!(
+            "  (memory growth not judged: the run ended before one round of all scenarios)"
+        ),
     }
     println!("soak: {}", if failed { "FAILED" } else { "ok" });
     Ok(if failed {

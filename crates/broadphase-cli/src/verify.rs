@@ -6,13 +6,16 @@ use broadphase::verify::{Scenario, Verifier, VerifyConfig};
 use broadphase::BroadPhase;
 use clap::Args;
 
+/// Most live proxies `verify` and `soak` drive: the exact model compares every pair.
+pub const MAX_OBJECTS: usize = 100_000;
+
 /// Options of `broadphase verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// Comma-separated algorithms to check (default: all).
     #[arg(long)]
     algorithms: Option<String>,
-    /// Target number of live proxies.
+    /// Target number of live proxies (at most 100000).
     #[arg(long, default_value_t = 200)]
     objects: usize,
     /// Number of updates, spread over the scenarios.
@@ -43,6 +46,12 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let names = crate::parse_algorithms(&args.algorithms)?;
     if args.objects == 0 || args.steps == 0 {
         anyhow::bail!("--objects and --steps must be at least 1");
+    }
+    if args.objects > MAX_OBJECTS {
+        anyhow::bail!(
+            "--objects must be at most {MAX_OBJECTS} (got {}): the exact model is O(n^2)",
+            args.objects
+        );
     }
     let scenario = match &args.scenario {
         None => None,

@@ -16,6 +16,6 @@ pub use bouncing_boxes::{BouncingBoxes, BouncingBoxesConfig};
 pub use motion::World;
 pub use scene::{
     Phase, Scene, SceneBuilder, SceneError, ShapeKind, SizeDistribution, SpeedDistribution,
-    MAX_OBJECTS, MAX_STEPS,
+    MAX_OBJECTS, MAX_SCENE_BYTES, MAX_STEPS,
 };
 pub use shapes::PlacedShape;

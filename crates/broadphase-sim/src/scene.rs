@@ -191,6 +191,10 @@ pub const MAX_OBJECTS: usize = 10_000_000;
 /// Most measured steps of a phased scene.
 pub const MAX_STEPS: usize = 100_000_000;
 
+/// Largest scene file read: a scene is a few dozen lines, and a bigger file is a mistake that
+/// would otherwise be read whole into memory.
+pub const MAX_SCENE_BYTES: u64 = 1 << 20;
+
 /// The shapes a scene can hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShapeKind {
@@ -380,15 +384,24 @@ impl SceneBuilder {
         })
     }
 
-    /// Starts from a TOML file.
+    /// Starts from a TOML file of at most [`MAX_SCENE_BYTES`].
     pub fn from_file(path: &Path) -> Result<Self, SceneError> {
         let source = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| SceneError {
+        let error = |message: String| SceneError {
             source: Some(source.clone()),
             line: None,
             field: None,
-            message: format!("cannot read: {e}"),
-        })?;
+            message,
+        };
+        let size = std::fs::metadata(path)
+            .map_err(|e| error(format!("cannot read: {e}")))?
+            .len();
+        if size > MAX_SCENE_BYTES {
+            return Err(error(format!(
+                "file too large for a scene ({size} bytes, at most {MAX_SCENE_BYTES})"
+            )));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| error(format!("cannot read: {e}")))?;
         Self::from_toml_str(&text, &source)
     }
 
@@ -631,6 +644,16 @@ impl Scene {
                 format!("objects plus terrain boxes must be at most {MAX_OBJECTS}"),
             );
         }
+        // TOML integers are i64: a larger value could not be written back by `to_toml`.
+        for (field, value) in [
+            ("seed", self.seed),
+            ("warmup", self.warmup as u64),
+            ("steps", self.steps as u64),
+        ] {
+            if value > i64::MAX as u64 {
+                return err(field, format!("must be at most {} (got {value})", i64::MAX));
+            }
+        }
         let side = self.world_side();
         if !(side.is_finite() && side < 1e7) {
             return err(
@@ -818,6 +841,46 @@ mod tests {
         let e = parse("density = 1e-30\n").unwrap_err();
         assert_eq!(e.field.as_deref(), Some("density"));
         assert!(parse("objects = 10\nobjects = 11\n").is_err());
+        // Found by the `scene` fuzz target: accepted here but not by `SceneBuilder` (TOML
+        // tables hold i64), and `to_toml` wrote an empty record.
+        let e = parse("objects = 10\nseed = 18446744073709551615\n").unwrap_err();
+        assert_eq!((e.field.as_deref(), e.line), (Some("seed"), Some(2)), "{e}");
+        assert!(SceneBuilder::from_toml_str("seed = 18446744073709551615\n", "f.toml").is_err());
+        let e = parse("steps = 9223372036854775808\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("steps"), "{e}");
+        let s = parse("seed = 9223372036854775807\n").unwrap();
+        assert_eq!(parse(&s.to_toml()).unwrap(), s);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        // toml stops at its own recursion limit; this keeps a dependency update honest.
+        let deep = format!("a = {}1{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        let e = parse(&deep).unwrap_err();
+        assert!(e.message.contains("recursion"), "{e}");
+        assert!(SceneBuilder::from_toml_str(&deep, "f.toml").is_err());
+        let deep = format!("a = {}1{}\n", "{b = ".repeat(100_000), "}".repeat(100_000));
+        assert!(parse(&deep).is_err());
+    }
+
+    #[test]
+    fn oversized_files_are_rejected_before_reading() {
+        let path = std::env::temp_dir().join(format!("bp-scene-big-{}.toml", std::process::id()));
+        let mut text = "# padding\n".repeat(120_000);
+        text.push_str("objects = 10\n");
+        std::fs::write(&path, &text).unwrap();
+        let e = SceneBuilder::from_file(&path).unwrap_err();
+        assert!(e.to_string().contains("file too large"), "{e}");
+        std::fs::write(&path, "objects = 10\n").unwrap();
+        assert_eq!(
+            SceneBuilder::from_file(&path)
+                .unwrap()
+                .build()
+                .unwrap()
+                .objects,
+            10
+        );
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
@@ -846,6 +909,12 @@ mod tests {
         assert_eq!(b.build().unwrap_err().line, Some(2));
         b.set("density", "0.1").unwrap();
         assert_eq!(b.build().unwrap().density, 0.1);
+        // A deeply nested flag value is a string (a type error).
+        let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(
+            b.set("objects", &deep).unwrap_err().field.as_deref(),
+            Some("objects")
+        );
     }
 
     #[test]
