@@ -222,6 +222,17 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                     )
                 });
             }
+            if let (true, Some((choosing, updating))) = (args.verbose, m.choice_overhead) {
+                progress.suspend(|| {
+                    eprintln!(
+                        "{name} {}: choosing took {:.1} ms, updates {:.1} ms ({} switches)",
+                        m.objects,
+                        choosing * 1e3,
+                        updating * 1e3,
+                        m.switches.len()
+                    )
+                });
+            }
             if args.verbose {
                 for switch in &m.switches {
                     progress.suspend(|| {

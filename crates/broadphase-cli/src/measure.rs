@@ -44,6 +44,8 @@ pub struct Measurement {
     /// The measured step (0-based) at which the run stopped because three steps in a row
     /// took longer than the limit, and that step's milliseconds; the summaries cover the steps before.
     pub stopped: Option<(usize, f64)>,
+    /// For `adaptive`: seconds spent choosing and seconds in updates.
+    pub choice_overhead: Option<(f64, f64)>,
 }
 
 /// The measured steps of one phase of a scene.
@@ -242,6 +244,7 @@ pub fn measure_until(
         switches: bp.switch_log().to_vec(),
         phases,
         stopped,
+        choice_overhead: bp.choice_overhead(),
     })
 }
 

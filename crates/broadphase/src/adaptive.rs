@@ -76,9 +76,9 @@ pub struct AdaptiveOptions {
     pub quadratic_limit: usize,
     /// How trials choose.
     pub policy: SwitchPolicy,
-    /// Trials run on the proxies in a region of the scene that holds about this many (the
-    /// density kept), and their times are scaled by the proxy count: a round costs little
-    /// even with many proxies.
+    /// Trials run on this many proxies, those nearest a typical proxy (a cube of the scene at
+    /// its local density), and their times are scaled to the proxy count: a round costs
+    /// little even with many proxies.
     pub trial_proxies: usize,
 }
 
@@ -213,7 +213,8 @@ pub struct Adaptive {
     /// step pays for all of them) and the results so far.
     pending: Vec<&'static str>,
     results: Vec<(&'static str, f64)>,
-    best: Option<(&'static str, f64)>,
+    /// The fastest candidate of the round: name, step time, and the time to build it.
+    best: Option<(&'static str, f64, f64)>,
     /// The winner of the last round, to be confirmed by the next.
     unconfirmed: Option<&'static str>,
     inner_events: PairEvents,
@@ -263,6 +264,9 @@ struct TrialSample {
     outside: Vec<bool>,
     scale: f64,
 }
+
+/// A switch must pay for itself within this many steps.
+const PAYBACK_STEPS: f64 = 32.0;
 
 /// The oldest "age", in steps of motion, given to a box when a trial is built.
 const TRIAL_AGES: f32 = 16.0;
@@ -432,7 +436,8 @@ impl Adaptive {
     /// it is now (untimed), then times five steps that continue the motion by the same
     /// displacement and insert again the proxies inserted during the last step (churn).
     /// Returns the median of the five, in seconds, scaled to every proxy.
-    fn trial(&self, name: &str, sample: &TrialSample) -> Option<f64> {
+    fn trial(&self, name: &str, sample: &TrialSample) -> Option<(f64, f64)> {
+        let build_start = Instant::now();
         let mut inner = Inner {
             algorithm: create(name, &AlgorithmOptions::default()).ok()?,
             ids: Vec::new(),
@@ -468,6 +473,7 @@ impl Adaptive {
         }
         let mut events = PairEvents::new();
         inner.algorithm.update(&mut events);
+        let build = build_start.elapsed().as_secs_f64() * sample.scale;
         for &(slot, _) in &self.last_motion {
             let slot = slot as usize;
             if displacement[slot].is_some() && !is_new[slot] && !skip(slot) {
@@ -514,48 +520,42 @@ impl Adaptive {
         } else {
             sample.scale
         };
-        Some(samples[2] * scale)
+        Some((samples[2] * scale, build))
     }
 
-    /// The proxies of the next trials: all of them, or those whose centres lie in a box
-    /// around the middle of the scene sized to hold about `trial_proxies` at the scene's
-    /// density (checked; all when the region comes out too sparse).
+    /// The proxies of the next trials: all of them, or the `trial_proxies` whose centres are
+    /// nearest (in the max norm) to the centre of a typical proxy: a cube of the scene where
+    /// its proxies are, at their local density, whatever the scene's shape (a layer on the
+    /// ground, a cluster). O(n).
     fn trial_sample(&self) -> TrialSample {
         let n = self.proxies.len();
         let wanted = self.options.trial_proxies.max(1);
-        let everything = TrialSample {
-            outside: Vec::new(),
-            scale: 1.0,
-        };
         if n <= 2 * wanted {
-            return everything;
+            return TrialSample {
+                outside: Vec::new(),
+                scale: 1.0,
+            };
         }
-        let mut bounds: Option<(crate::Vec3, crate::Vec3)> = None;
-        for slot in self.proxies.live_slots() {
-            let c = self.proxies.aabb(slot).center();
-            bounds = Some(bounds.map_or((c, c), |(lo, hi)| (lo.min(c), hi.max(c))));
-        }
-        let Some((lo, hi)) = bounds else {
-            return everything;
+        let live: Vec<usize> = self.proxies.live_slots().collect();
+        let seed = self.proxies.aabb(live[live.len() / 2]).center();
+        let distance = |slot: usize| {
+            (self.proxies.aabb(slot).center() - seed)
+                .abs()
+                .max_element()
         };
-        let fraction = (wanted as f32 / n as f32).cbrt();
-        let middle = (lo + hi) * 0.5;
-        let half = (hi - lo) * (0.5 * fraction);
+        let mut distances: Vec<f32> = live.iter().map(|&slot| distance(slot)).collect();
+        let (_, &mut radius, _) = distances.select_nth_unstable_by(wanted - 1, f32::total_cmp);
         let mut outside = vec![true; self.proxies.slot_count()];
         let mut inside = 0usize;
-        for slot in self.proxies.live_slots() {
-            let c = self.proxies.aabb(slot).center();
-            if (c - middle).abs().cmple(half).all() {
+        for &slot in &live {
+            if distance(slot) <= radius {
                 outside[slot] = false;
                 inside += 1;
             }
         }
-        if inside < wanted / 4 {
-            return everything;
-        }
         TrialSample {
             outside,
-            scale: n as f64 / inside as f64,
+            scale: n as f64 / inside.max(1) as f64,
         }
     }
 
@@ -664,15 +664,15 @@ impl Adaptive {
     fn continue_round(&mut self) {
         let start = Instant::now();
         if let Some(name) = self.pending.pop() {
-            if let Some(raw) = self.trial(name, &self.sample) {
+            if let Some((raw, build)) = self.trial(name, &self.sample) {
                 let is_active = name == self.active_name();
                 if is_active {
                     self.active_trial = Some(raw);
                 }
                 let seconds = raw * self.correction(name);
                 self.results.push((name, seconds));
-                if !is_active && self.best.is_none_or(|(_, b)| seconds < b) {
-                    self.best = Some((name, seconds));
+                if !is_active && self.best.is_none_or(|(_, b, _)| seconds < b) {
+                    self.best = Some((name, seconds, build));
                 }
             }
         }
@@ -741,9 +741,12 @@ impl Adaptive {
             .map(|(name, seconds)| format!("{name} {:.3} ms", seconds * 1e3))
             .collect();
         let best = self.best.take();
+        // A switch must win by the margin, and save its own cost (building the winner on
+        // every box) within [`PAYBACK_STEPS`] steps: nothing flaps between near-free choices.
         let candidate = match (best, active_time) {
-            (Some((name, seconds)), Some(active))
-                if seconds < self.options.switch_margin * active =>
+            (Some((name, seconds, build)), Some(active))
+                if seconds < self.options.switch_margin * active
+                    && (active - seconds) * PAYBACK_STEPS > build =>
             {
                 Some(name)
             }
@@ -775,7 +778,7 @@ impl Adaptive {
                 });
                 if self.options.policy == SwitchPolicy::Measured {
                     self.probation = match (self.running_cost(), best) {
-                        (Some(before), Some((_, expected))) => Some(Probation {
+                        (Some(before), Some((_, expected, _))) => Some(Probation {
                             previous: active_name,
                             previous_cost: before,
                             expected,
@@ -911,7 +914,7 @@ impl BroadPhase for Adaptive {
             self.continue_round();
         } else if self.candidates.len() > 1 {
             // A changed scene may have one round on credit, to react at once: the budget
-            // must only cover the rounds before the last.
+            // must cover the rounds before the last.
             let changed = self.stats.differs_from(&self.stats_at_trial)
                 && self.step >= self.last_round + self.options.min_trial_interval
                 && (self.trial_seconds - self.last_round_seconds
@@ -960,6 +963,10 @@ impl BroadPhase for Adaptive {
 
     fn switch_log(&self) -> &[SwitchRecord] {
         &self.log
+    }
+
+    fn choice_overhead(&self) -> Option<(f64, f64)> {
+        Some(self.trial_overhead())
     }
 
     fn memory_bytes(&self) -> usize {

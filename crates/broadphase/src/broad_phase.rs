@@ -153,6 +153,12 @@ pub trait BroadPhase {
         &[]
     }
 
+    /// Seconds spent choosing (trials and switches) and seconds spent in updates, for broad
+    /// phases that choose their algorithm ([`crate::Adaptive`]); `None` for the others.
+    fn choice_overhead(&self) -> Option<(f64, f64)> {
+        None
+    }
+
     /// Number of live proxies.
     fn len(&self) -> usize {
         self.proxies().len()
