@@ -268,18 +268,36 @@ impl SceneError {
 }
 
 impl fmt::Display for SceneError {
+    /// One line: control characters from the file (a `\r` inside a quoted value) are
+    /// written escaped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(source) = &self.source {
-            write!(f, "{source}")?;
+            write!(f, "{}", OneLine(source))?;
             if let Some(line) = self.line {
                 write!(f, ":{line}")?;
             }
             write!(f, ": ")?;
         }
         if let Some(field) = &self.field {
-            write!(f, "field `{field}`: ")?;
+            write!(f, "field `{}`: ", OneLine(field))?;
         }
-        write!(f, "{}", self.message)
+        write!(f, "{}", OneLine(&self.message))
+    }
+}
+
+/// Text with its control characters escaped (`\r`, `\u{1b}`), so it prints on one line.
+struct OneLine<'a>(&'a str);
+
+impl fmt::Display for OneLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -836,6 +854,11 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("stationary_fraction"));
         let e = parse("shapes = \"sphere,blob\"\n").unwrap_err();
         assert_eq!(e.field.as_deref(), Some("shapes"));
+        // Found by fuzzing: a control character inside a quoted value must not break the line.
+        let e = parse("shapes = \"sph\\re\"\n").unwrap_err();
+        let text = e.to_string();
+        assert!(!text.contains('\r') && !text.contains('\n'), "{text:?}");
+        assert!(text.contains("sph\\re"), "{text:?}");
         let e = parse("world_size = 1.0\n").unwrap_err();
         assert_eq!(e.field.as_deref(), Some("world_size"));
         let e = parse("density = 1e-30\n").unwrap_err();
