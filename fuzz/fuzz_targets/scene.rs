@@ -3,10 +3,10 @@
 //! builds a `World` whose boxes feed a broad phase that agrees with brute force.
 #![no_main]
 
-use broadphase::{
-    create, AlgorithmOptions, BroadPhase, CollisionFilter, Pair, PairEvents, ProxyId,
+use broadphase::{create, AlgorithmOptions, BroadPhase, Pair, PairEvents};
+use broadphase_sim::{
+    narrow_phase::count_collisions, Scene, SceneBuilder, SceneError, World, WorldProxies,
 };
-use broadphase_sim::{narrow_phase::count_collisions, Scene, SceneBuilder, SceneError, World};
 use libfuzzer_sys::fuzz_target;
 
 /// Caps applied (as overrides) before a valid scene is built into a world, so that one input
@@ -109,76 +109,38 @@ fn simulate(scene: &Scene, world: &mut World) {
         .iter()
         .map(|name| create(name, &options).expect("registered"))
         .collect();
-    let mut ids: Vec<Vec<ProxyId>> = vec![Vec::new(); phases.len()];
-    for (phase, ids) in phases.iter_mut().zip(&mut ids) {
-        for (i, aabb) in world.aabbs().iter().enumerate() {
-            ids.push(
-                phase
-                    .insert(*aabb, world.kind(i), CollisionFilter::default())
-                    .expect("valid box"),
-            );
-        }
-    }
-    let dead = ProxyId::from_parts(u32::MAX, 0);
+    let mut proxies: Vec<WorldProxies> = phases
+        .iter_mut()
+        .map(|phase| WorldProxies::insert_all(world, phase.as_mut()).expect("valid boxes"))
+        .collect();
     let steps = scene.warmup + scene.steps;
     let mut events = PairEvents::default();
     let mut raw: Vec<Pair> = Vec::new();
     for _ in 0..steps {
         world.step();
-        for (phase, ids) in phases.iter_mut().zip(&mut ids) {
-            for &i in world.despawned() {
-                let i = i as usize;
-                phase.remove(ids[i]).expect("live proxy");
-                ids[i] = dead;
-            }
-            // Respawned, re-kinded and spawned objects get new proxies.
-            for &i in world
-                .respawned()
-                .iter()
-                .chain(world.kind_changed())
-                .chain(world.spawned())
-            {
-                let i = i as usize;
-                if ids.len() <= i {
-                    ids.resize(i + 1, dead);
-                }
-                if ids[i] != dead {
-                    phase.remove(ids[i]).expect("live proxy");
-                }
-                ids[i] = phase
-                    .insert(world.aabbs()[i], world.kind(i), CollisionFilter::default())
-                    .expect("valid box");
-            }
-            for &i in world.moving() {
-                let i = i as usize;
-                phase
-                    .set_aabb(ids[i], world.aabbs()[i])
-                    .expect("live proxy");
-            }
+        for (phase, proxies) in phases.iter_mut().zip(&mut proxies) {
+            // Spawns, despawns, respawns, kind changes and moves.
+            proxies
+                .sync(world, phase.as_mut())
+                .expect("live proxies, valid boxes");
             phase.update(&mut events);
         }
-        let mut pairs_of = |phase: &dyn BroadPhase, ids: &[ProxyId]| {
-            let slot_to_object: std::collections::HashMap<ProxyId, u32> = ids
-                .iter()
-                .enumerate()
-                .filter(|(_, id)| **id != dead)
-                .map(|(i, id)| (*id, i as u32))
-                .collect();
+        let mut pairs_of = |phase: &dyn BroadPhase, proxies: &WorldProxies| {
             phase.pairs(&mut raw);
             let mut pairs: Vec<(u32, u32)> = raw
                 .iter()
                 .map(|p| {
-                    let (a, b) = (slot_to_object[&p.a], slot_to_object[&p.b]);
+                    let (a, b) = (proxies.object(p.a), proxies.object(p.b));
                     (a.min(b), a.max(b))
                 })
                 .collect();
             pairs.sort_unstable();
             pairs
         };
-        let expected = pairs_of(phases[0].as_ref(), &ids[0]);
-        for (phase, ids) in phases.iter().zip(&ids).skip(1) {
+        let expected = pairs_of(phases[0].as_ref(), &proxies[0]);
+        for (phase, proxies) in phases.iter().zip(&proxies).skip(1) {
             assert_eq!(
-                pairs_of(phase.as_ref(), ids),
+                pairs_of(phase.as_ref(), proxies),
                 expected,
                 "{} differs from brute force",
                 phase.name()

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use broadphase::verify::SplitMix64;
 use broadphase::{Aabb, BroadPhase, CollisionFilter, Pair, PairEvents, ProxyId, Ray, RayHit, Vec3};
-use broadphase_sim::{narrow_phase, Scene, World};
+use broadphase_sim::{narrow_phase, Scene, World, WorldProxies};
 use indicatif::ProgressBar;
 
 use crate::stats::{summarize, Summary};
@@ -89,20 +89,7 @@ pub fn measure_until(
 ) -> anyhow::Result<Measurement> {
     let mut world = World::new(scene)?;
     let mut bp = crate::algorithms::create(name, options)?;
-    let mut ids: Vec<ProxyId> = Vec::with_capacity(world.len());
-    let mut object_of_slot: Vec<u32> = Vec::with_capacity(world.len());
-    let remember = |object_of_slot: &mut Vec<u32>, id: ProxyId, object: usize| {
-        let slot = id.index() as usize;
-        if object_of_slot.len() <= slot {
-            object_of_slot.resize(slot + 1, u32::MAX);
-        }
-        object_of_slot[slot] = object as u32;
-    };
-    for i in 0..world.len() {
-        let id = bp.insert(world.aabbs()[i], world.kind(i), CollisionFilter::ALL)?;
-        remember(&mut object_of_slot, id, i);
-        ids.push(id);
-    }
+    let mut proxies = WorldProxies::insert_all(&world, bp.as_mut())?;
     let mut contacts = narrow_phase::ContactCache::default();
     let mut phase_of_step = Vec::with_capacity(scene.steps);
     let mut phase_objects = vec![0usize; scene.phases.len()];
@@ -129,42 +116,16 @@ pub fn measure_until(
     for step in 0..scene.warmup + steps {
         world.step();
         let start = Instant::now();
-        for &i in world.despawned() {
-            bp.remove(ids[i as usize])?;
-        }
-        // A respawned or re-kinded object is a new proxy; a spawned one may reuse a slot.
-        for &i in world
-            .respawned()
-            .iter()
-            .chain(world.kind_changed())
-            .chain(world.spawned())
-        {
-            let i = i as usize;
-            if i < ids.len() && bp.proxies().index_of(ids[i]).is_ok() {
-                bp.remove(ids[i])?;
-            }
-            let id = bp.insert(world.aabbs()[i], world.kind(i), CollisionFilter::ALL)?;
-            if ids.len() <= i {
-                ids.resize(i + 1, id);
-            }
-            ids[i] = id;
-            remember(&mut object_of_slot, id, i);
-        }
-        for &i in world.moving() {
-            bp.set_aabb(ids[i as usize], world.aabbs()[i as usize])?;
-        }
+        proxies.sync(&world, bp.as_mut())?;
         let moved = Instant::now();
         bp.update(&mut events);
         let updated = Instant::now();
         bp.pairs(&mut pairs);
         let actual = contacts.count(
             &world,
-            pairs.iter().map(|p| {
-                (
-                    object_of_slot[p.a.index() as usize],
-                    object_of_slot[p.b.index() as usize],
-                )
-            }),
+            pairs
+                .iter()
+                .map(|p| (proxies.object(p.a), proxies.object(p.b))),
         );
         let narrowed = Instant::now();
         if queries > 0 {

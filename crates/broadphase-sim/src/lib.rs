@@ -11,6 +11,7 @@ mod motion;
 pub mod narrow_phase;
 mod scene;
 mod shapes;
+mod world_proxies;
 
 pub use bouncing_boxes::{BouncingBoxes, BouncingBoxesConfig};
 pub use motion::World;
@@ -19,3 +20,4 @@ pub use scene::{
     MAX_OBJECTS, MAX_SCENE_BYTES, MAX_STEPS,
 };
 pub use shapes::PlacedShape;
+pub use world_proxies::WorldProxies;

@@ -4,75 +4,39 @@
 use std::collections::BTreeSet;
 
 use broadphase::{
-    Adaptive, AdaptiveOptions, BroadPhase, BruteForce, CollisionFilter, PairEvents, ProxyId,
-    SwitchPolicy,
+    Adaptive, AdaptiveOptions, BroadPhase, BruteForce, PairEvents, ProxyId, SwitchPolicy,
 };
-use broadphase_sim::{Scene, World};
+use broadphase_sim::{Scene, World, WorldProxies};
 
-/// One broad phase fed by the world, with its ids per object.
+/// One broad phase fed by the world.
 struct Driven {
     bp: Box<dyn BroadPhase>,
-    ids: Vec<Option<ProxyId>>,
+    proxies: WorldProxies,
     events: PairEvents,
 }
 
 impl Driven {
-    fn new(bp: Box<dyn BroadPhase>, world: &World) -> Self {
-        let mut driven = Self {
+    fn new(mut bp: Box<dyn BroadPhase>, world: &World) -> Self {
+        let proxies = WorldProxies::insert_all(world, bp.as_mut()).unwrap();
+        Self {
             bp,
-            ids: Vec::new(),
+            proxies,
             events: PairEvents::new(),
-        };
-        for i in 0..world.len() {
-            driven.insert(world, i);
         }
-        driven
-    }
-
-    fn insert(&mut self, world: &World, i: usize) {
-        if self.ids.len() <= i {
-            self.ids.resize(i + 1, None);
-        }
-        if let Some(old) = self.ids[i].take() {
-            self.bp.remove(old).unwrap();
-        }
-        let id = self
-            .bp
-            .insert(world.aabbs()[i], world.kind(i), CollisionFilter::ALL)
-            .unwrap();
-        self.ids[i] = Some(id);
     }
 
     fn step(&mut self, world: &World) {
-        for &i in world.despawned() {
-            let id = self.ids[i as usize].take().unwrap();
-            self.bp.remove(id).unwrap();
-        }
-        for &i in world
-            .respawned()
-            .iter()
-            .chain(world.kind_changed())
-            .chain(world.spawned())
-        {
-            self.insert(world, i as usize);
-        }
-        for &i in world.moving() {
-            let id = self.ids[i as usize].unwrap();
-            self.bp.set_aabb(id, world.aabbs()[i as usize]).unwrap();
-        }
+        self.proxies.sync(world, self.bp.as_mut()).unwrap();
         self.bp.update(&mut self.events);
     }
 
     /// Pairs and this step's events as object pairs, independent of proxy ids.
     fn snapshot(&self) -> [BTreeSet<(usize, usize)>; 3] {
-        let object = |id: ProxyId| self.ids.iter().position(|&x| x == Some(id));
+        let object = |id: ProxyId| self.proxies.object(id) as usize;
         let objects = |pairs: &mut dyn Iterator<Item = (ProxyId, ProxyId)>| {
             pairs
                 .map(|(a, b)| {
-                    let (a, b) = (
-                        object(a).unwrap_or(usize::MAX),
-                        object(b).unwrap_or(usize::MAX),
-                    );
+                    let (a, b) = (object(a), object(b));
                     (a.min(b), a.max(b))
                 })
                 .collect::<BTreeSet<_>>()
