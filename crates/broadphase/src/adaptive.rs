@@ -258,11 +258,34 @@ struct Probation {
 /// next rounds.
 const HOPELESS: f64 = 3.0;
 
-/// The proxies a round's trials run on, and the factor that scales their times to all.
+/// The proxies a round's trials run on.
 struct TrialSample {
-    /// Per slot: left out of the trials (empty: none left out).
-    outside: Vec<bool>,
-    scale: f64,
+    /// The sampled slots, ascending.
+    slots: Vec<u32>,
+    /// Per slot: its position in `slots`, or [`OUTSIDE`]. Built once per round, so that a
+    /// trial costs O(sample + moves), not O(proxies).
+    position: Vec<u32>,
+}
+
+/// [`TrialSample::position`] of a slot left out of the trials.
+const OUTSIDE: u32 = u32::MAX;
+
+impl TrialSample {
+    fn empty() -> Self {
+        TrialSample {
+            slots: Vec::new(),
+            position: Vec::new(),
+        }
+    }
+
+    /// The position of `slot` in the sample, if it is in it.
+    #[inline]
+    fn position_of(&self, slot: usize) -> Option<usize> {
+        match self.position.get(slot) {
+            Some(&p) if p != OUTSIDE => Some(p as usize),
+            _ => None,
+        }
+    }
 }
 
 /// A switch must pay for itself within this many steps.
@@ -358,10 +381,7 @@ impl Adaptive {
             last_round: 0,
             last_round_seconds: 0.0,
             round_seconds: 0.0,
-            sample: TrialSample {
-                outside: Vec::new(),
-                scale: 1.0,
-            },
+            sample: TrialSample::empty(),
             probation: None,
             options,
         })
@@ -443,55 +463,75 @@ impl Adaptive {
             ids: Vec::new(),
             outer: Vec::new(),
         };
-        let slots = self.proxies.slot_count();
-        let mut displacement: Vec<Option<crate::Vec3>> = vec![None; slots];
+        // Per sampled proxy: its last displacement, and whether it was inserted last step.
+        let m = sample.slots.len();
+        let mut displacement: Vec<Option<crate::Vec3>> = vec![None; m];
+        let mut is_new = vec![false; m];
         for &(slot, old) in &self.last_motion {
-            if self.proxies.is_live(slot as usize) {
-                let new = self.proxies.aabb(slot as usize);
-                displacement[slot as usize] = Some(new.center() - old.center());
+            let slot = slot as usize;
+            if let Some(p) = sample.position_of(slot) {
+                if self.proxies.is_live(slot) {
+                    let new = self.proxies.aabb(slot);
+                    displacement[p] = Some(new.center() - old.center());
+                }
             }
         }
-        let mut is_new = vec![false; slots];
+        let mut inserted = Vec::new();
         for &slot in &self.last_inserted {
-            is_new[slot as usize] = true;
-        }
-        let skip = |slot: usize| sample.outside.get(slot).copied().unwrap_or(false);
-        let at = |slot: usize, t: f32| -> Aabb {
-            let now = *self.proxies.aabb(slot);
-            match displacement[slot] {
-                Some(d) => Aabb::new(now.min() + d * t, now.max() + d * t).unwrap_or(now),
-                None => now,
+            if let Some(p) = sample.position_of(slot as usize) {
+                is_new[p] = true;
+                inserted.push(slot as usize);
             }
+        }
+        // The sampled proxies that keep moving: slot and displacement.
+        let moving: Vec<(usize, crate::Vec3)> = sample
+            .slots
+            .iter()
+            .zip(&displacement)
+            .zip(&is_new)
+            .filter_map(|((&slot, d), &new)| match d {
+                Some(d) if !new => Some((slot as usize, *d)),
+                _ => None,
+            })
+            .collect();
+        let at = |slot: usize, d: crate::Vec3, t: f32| -> Aabb {
+            let now = *self.proxies.aabb(slot);
+            Aabb::new(now.min() + d * t, now.max() + d * t).unwrap_or(now)
         };
-        for slot in self.proxies.live_slots() {
-            if is_new[slot] || skip(slot) {
+        let mut sampled = 0usize;
+        for (p, &slot) in sample.slots.iter().enumerate() {
+            let slot = slot as usize;
+            if !self.proxies.is_live(slot) {
+                continue;
+            }
+            sampled += 1;
+            if is_new[p] {
                 continue;
             }
             let age = spread(slot as u64) * TRIAL_AGES;
+            let aabb = match displacement[p] {
+                Some(d) => at(slot, d, -age),
+                None => *self.proxies.aabb(slot),
+            };
             let (kind, filter) = (self.proxies.kind(slot), self.proxies.filter(slot));
-            inner.insert(slot, at(slot, -age), kind, filter).ok()?;
+            inner.insert(slot, aabb, kind, filter).ok()?;
         }
         let mut events = PairEvents::new();
         inner.algorithm.update(&mut events);
-        let build = build_start.elapsed().as_secs_f64() * sample.scale;
-        for &(slot, _) in &self.last_motion {
-            let slot = slot as usize;
-            if displacement[slot].is_some() && !is_new[slot] && !skip(slot) {
-                inner
-                    .algorithm
-                    .set_aabb(inner.ids[slot], at(slot, 0.0))
-                    .ok()?;
-            }
+        // Proxies come and go during a round: scale by the count now.
+        let scale = self.proxies.len() as f64 / sampled.max(1) as f64;
+        let build = build_start.elapsed().as_secs_f64() * scale;
+        for &(slot, d) in &moving {
+            inner
+                .algorithm
+                .set_aabb(inner.ids[slot], at(slot, d, 0.0))
+                .ok()?;
         }
         inner.algorithm.update(&mut events);
         let mut samples = [0.0f64; 5];
         for (k, sample) in samples.iter_mut().enumerate() {
             let start = Instant::now();
-            for &slot in &self.last_inserted {
-                let slot = slot as usize;
-                if skip(slot) {
-                    continue;
-                }
+            for &slot in &inserted {
                 if k > 0 {
                     inner.algorithm.remove(inner.ids[slot]).ok()?;
                 }
@@ -502,12 +542,9 @@ impl Adaptive {
                 );
                 inner.insert(slot, aabb, kind, filter).ok()?;
             }
-            for &(slot, _) in &self.last_motion {
-                let slot = slot as usize;
-                if displacement[slot].is_some() && !is_new[slot] && !skip(slot) {
-                    let target = at(slot, (k + 1) as f32);
-                    inner.algorithm.set_aabb(inner.ids[slot], target).ok()?;
-                }
+            for &(slot, d) in &moving {
+                let target = at(slot, d, (k + 1) as f32);
+                inner.algorithm.set_aabb(inner.ids[slot], target).ok()?;
             }
             inner.algorithm.update(&mut events);
             *sample = start.elapsed().as_secs_f64();
@@ -516,9 +553,9 @@ impl Adaptive {
         // A region of m of the n boxes holds (m/n)^(2/3) as many box ends per unit of
         // length, and sap's cost per move grows with the box ends it passes.
         let scale = if name == "sap" {
-            sample.scale.powf(5.0 / 3.0)
+            scale.powf(5.0 / 3.0)
         } else {
-            sample.scale
+            scale
         };
         Some((samples[2] * scale, build))
     }
@@ -526,44 +563,44 @@ impl Adaptive {
     /// The proxies of the next trials: all of them, or the `trial_proxies` whose centres are
     /// nearest (in the max norm) to the centre of a typical proxy: a cube of the scene where
     /// its proxies are, at their local density, whatever the scene's shape (a layer on the
-    /// ground, a cluster). O(n).
+    /// ground, a cluster). O(n), once per round; each trial then costs O(sample + moves).
     fn trial_sample(&self) -> TrialSample {
         let n = self.proxies.len();
         let wanted = self.options.trial_proxies.max(1);
-        if n <= 2 * wanted {
-            return TrialSample {
-                outside: Vec::new(),
-                scale: 1.0,
-            };
-        }
         let live: Vec<usize> = self.proxies.live_slots().collect();
-        let seed = self.proxies.aabb(live[live.len() / 2]).center();
-        let distance = |slot: usize| {
-            (self.proxies.aabb(slot).center() - seed)
-                .abs()
-                .max_element()
-        };
-        let mut distances: Vec<f32> = live.iter().map(|&slot| distance(slot)).collect();
-        let (_, &mut radius, _) = distances.select_nth_unstable_by(wanted - 1, f32::total_cmp);
-        let mut outside = vec![true; self.proxies.slot_count()];
-        let mut inside = 0usize;
-        for &slot in &live {
-            if distance(slot) <= radius {
-                outside[slot] = false;
-                inside += 1;
-            }
+        let mut sample = TrialSample::empty();
+        sample.position = vec![OUTSIDE; self.proxies.slot_count()];
+        if n <= 2 * wanted {
+            sample.slots.extend(live.iter().map(|&slot| slot as u32));
+        } else {
+            let seed = self.proxies.aabb(live[live.len() / 2]).center();
+            let distance = |slot: usize| {
+                (self.proxies.aabb(slot).center() - seed)
+                    .abs()
+                    .max_element()
+            };
+            let mut distances: Vec<f32> = live.iter().map(|&slot| distance(slot)).collect();
+            let (_, &mut radius, _) = distances.select_nth_unstable_by(wanted - 1, f32::total_cmp);
+            sample.slots.extend(
+                live.iter()
+                    .filter(|&&slot| distance(slot) <= radius)
+                    .map(|&slot| slot as u32),
+            );
         }
-        TrialSample {
-            outside,
-            scale: n as f64 / inside.max(1) as f64,
+        for (p, &slot) in sample.slots.iter().enumerate() {
+            sample.position[slot as usize] = p as u32;
         }
+        sample
     }
 
+    /// The factor from `name`'s trial time to its running cost. An algorithm not yet seen
+    /// running is assumed to scale from its trial (a small sample, in cache) to the whole
+    /// scene at least as badly as the worst one seen so far: a switch bets a full build on it.
     fn correction(&self, name: &str) -> f64 {
-        self.corrections
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map_or(1.0, |c| c.1)
+        match self.corrections.iter().find(|(n, _)| *n == name) {
+            Some(c) => c.1,
+            None => self.corrections.iter().map(|c| c.1).fold(1.0, f64::max),
+        }
     }
 
     /// The median of the active algorithm's recent update times, once there are enough.
@@ -603,8 +640,9 @@ impl Adaptive {
                 from: name,
                 to: probation.previous,
                 reason: format!(
-                    "probation: {name} ran {:.3} ms per step, {} had run {:.3} ms",
+                    "probation: {name} ran {:.3} ms per step (trial: {:.3} ms), {} had run {:.3} ms",
                     running * 1e3,
+                    probation.expected * 1e3,
                     probation.previous,
                     probation.previous_cost * 1e3
                 ),
