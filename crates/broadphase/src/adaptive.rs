@@ -10,7 +10,10 @@
 //! with every current box at once and takes over. Trials are scheduled when the scene's
 //! statistics change (proxy count, fraction moving, speed relative to size, churn, pairs per
 //! proxy) or after an interval that doubles while nothing is gained, and
-//! are kept within a share of the running time.
+//! are kept within a share of the running time. A trial runs on a sample of the boxes, in
+//! cache, and so underestimates algorithms whose running cost is dominated by cache misses at
+//! full size: each algorithm's ratio of running cost to trial time is learnt while it is
+//! active, and one not yet seen running is assumed to scale as badly as the worst seen so far.
 //!
 //! Output stays exact and deterministic whatever is chosen and when: the adaptive broad phase
 //! keeps its own pair set and applies the active algorithm's events in slot order, so its
