@@ -637,17 +637,23 @@ impl Adaptive {
             }
             return;
         }
-        if let Some(inner) = self.load(probation.previous) {
+        let load_start = Instant::now();
+        let previous = self.load(probation.previous);
+        // Going back is part of what choosing costs.
+        let load_seconds = load_start.elapsed().as_secs_f64();
+        self.trial_seconds += load_seconds;
+        if let Some(inner) = previous {
             self.log.push(SwitchRecord {
                 step: self.step,
                 from: name,
                 to: probation.previous,
                 reason: format!(
-                    "probation: {name} ran {:.3} ms per step (trial: {:.3} ms), {} had run {:.3} ms",
+                    "probation: {name} ran {:.3} ms per step (trial: {:.3} ms), {} had run {:.3} ms; loaded in {:.1} ms",
                     running * 1e3,
                     probation.expected * 1e3,
                     probation.previous,
-                    probation.previous_cost * 1e3
+                    probation.previous_cost * 1e3,
+                    load_seconds * 1e3
                 ),
             });
             self.active = inner;
@@ -799,7 +805,9 @@ impl Adaptive {
             SwitchPolicy::RoundRobin => candidate,
         };
         self.unconfirmed = if confirmed.is_some() { None } else { candidate };
+        let load_start = Instant::now();
         let winner = confirmed.and_then(|name| self.load(name));
+        let load_ms = load_start.elapsed().as_secs_f64() * 1e3;
         let switched = match winner {
             Some(inner) => {
                 let to = inner.algorithm.name();
@@ -808,7 +816,7 @@ impl Adaptive {
                     from: active_name,
                     to,
                     reason: format!(
-                        "n = {}, moving {:.0}%, speed/size {:.3}, churn {:.1}%, pairs/proxy {:.2}; trials: {}",
+                        "n = {}, moving {:.0}%, speed/size {:.3}, churn {:.1}%, pairs/proxy {:.2}; trials: {}; loaded in {load_ms:.1} ms",
                         self.stats.proxies,
                         self.stats.moved_fraction * 100.0,
                         self.stats.relative_speed,

@@ -256,6 +256,11 @@ impl DynamicTreeBroadPhase {
     /// Re-inserts moved proxies whose boxes left their leaves (or whose leaves are far too
     /// big), and inserts new ones.
     fn refit_moved_leaves(&mut self) -> Result<()> {
+        // New leaves of a tree that is empty are built at once (a first step, a bulk load).
+        // Not a steady-state path: the lists allocate only then.
+        let bulk_dynamic = self.dynamic_tree.is_empty();
+        let bulk_static = self.static_tree.is_empty();
+        let mut bulk: [Vec<(u32, Aabb)>; 2] = [Vec::new(), Vec::new()];
         for k in 0..self.moved.len() {
             let slot = self.moved[k];
             if !self.proxies.is_live(slot as usize) {
@@ -263,6 +268,19 @@ impl DynamicTreeBroadPhase {
             }
             let aabb = *self.proxies.aabb(slot as usize);
             let (fat, largest) = self.leaf_boxes(&aabb, aabb.center() - self.moved_from[k]);
+            if self.leaves.fat_aabb(slot).is_none() {
+                let tree = match self.proxies.kind(slot as usize) {
+                    ProxyKind::Dynamic if bulk_dynamic => Some(0),
+                    ProxyKind::Static if bulk_static => Some(1),
+                    _ => None,
+                };
+                if let Some(tree) = tree {
+                    bulk[tree].push((slot, fat));
+                    self.flags[slot as usize] |= ENLARGED;
+                    self.enlarged.push(slot);
+                    continue;
+                }
+            }
             let mut leaves = std::mem::take(&mut self.leaves);
             let result = match leaves.fat_aabb(slot) {
                 None => self.tree_of(slot as usize).insert(&mut leaves, slot, fat),
@@ -278,6 +296,15 @@ impl DynamicTreeBroadPhase {
             result?;
             self.flags[slot as usize] |= ENLARGED;
             self.enlarged.push(slot);
+        }
+        let [dynamic_items, static_items] = &mut bulk;
+        for (tree, items) in [
+            (&mut self.dynamic_tree, dynamic_items),
+            (&mut self.static_tree, static_items),
+        ] {
+            if !items.is_empty() {
+                tree.build(&mut self.leaves, items)?;
+            }
         }
         Ok(())
     }
@@ -450,7 +477,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
         self.remove_leaves();
         // Tree capacity is checked at insert (at most MAX_NODES slots), so this cannot fail.
         let refitted = self.refit_moved_leaves();
-        debug_assert!(refitted.is_ok());
+        debug_assert!(refitted.is_ok(), "{refitted:?}");
         if !self.moved.is_empty() || !self.proxies.removed_slots().is_empty() {
             for k in 0..self.proxies.removed_slots().len() {
                 let slot = self.proxies.removed_slots()[k] as usize;

@@ -217,6 +217,101 @@ fn dynamic_tree_rejects_misuse_without_damage() {
     assert!(a.holds(&leaves, 4) && !a.holds(&leaves, 5) && b.holds(&leaves, 5));
 }
 
+#[test]
+fn dynamic_tree_bulk_build_validates_matches_brute_force_and_keeps_mutating() {
+    let mut rng = SplitMix64::new(17);
+    for n in [1usize, 2, 3, 7, 64, 1000] {
+        // Sparse ids, in no particular order, with clusters of equal centres.
+        let mut items: Vec<(u32, Aabb)> = (0..n)
+            .map(|i| {
+                let b = if i % 5 == 0 {
+                    cube(Vec3::splat(3.0), 1.0)
+                } else {
+                    random_box(&mut rng, 50.0)
+                };
+                ((i * 7919 % (10 * n + 7)) as u32, b)
+            })
+            .collect();
+        let mut model: Vec<Option<Aabb>> = vec![None; 10 * n + 10];
+        for &(id, b) in &items {
+            model[id as usize] = Some(b);
+        }
+        let mut tree = DynamicTree::new();
+        let mut leaves = TreeLeaves::new();
+        tree.build(&mut leaves, &mut items).unwrap();
+        tree.validate(&leaves).unwrap();
+        assert_eq!(tree.len(), n);
+        // A median split: the height is the balanced one.
+        assert!(tree.height() <= (n as f64).log2().ceil() as usize, "n {n}");
+        for step in 0..300 {
+            let query = random_box(&mut rng, 50.0);
+            let expected: BTreeSet<u32> = (0..model.len())
+                .filter(|&i| model[i].is_some_and(|b| b.overlaps(&query)))
+                .map(|i| i as u32)
+                .collect();
+            assert_eq!(
+                query_set(&tree, &leaves, &query),
+                expected,
+                "n {n}, step {step}"
+            );
+            // Then it is an ordinary tree: insert, move and remove keep it valid.
+            let id = rng.below(model.len());
+            let b = random_box(&mut rng, 50.0);
+            match model[id] {
+                None => tree.insert(&mut leaves, id as u32, b).unwrap(),
+                Some(_) if step % 3 == 0 => {
+                    tree.remove(&mut leaves, id as u32).unwrap();
+                    model[id] = None;
+                    continue;
+                }
+                Some(_) => tree.move_leaf(&mut leaves, id as u32, b).unwrap(),
+            }
+            model[id] = Some(b);
+            tree.validate(&leaves).unwrap();
+        }
+    }
+}
+
+#[test]
+fn dynamic_tree_bulk_build_rejects_misuse_without_damage() {
+    let boxes: Vec<Aabb> = (0..10).map(|i| cube(Vec3::splat(i as f32), 1.0)).collect();
+    let mut leaves = TreeLeaves::new();
+    let mut full = DynamicTree::new();
+    full.insert(&mut leaves, 0, boxes[0]).unwrap();
+    let mut empty = DynamicTree::new();
+    let items = |ids: &[u32]| -> Vec<(u32, Aabb)> {
+        ids.iter().map(|&i| (i, boxes[i as usize % 10])).collect()
+    };
+    assert!(
+        full.build(&mut leaves, &mut items(&[1, 2])).is_err(),
+        "tree not empty"
+    );
+    assert!(
+        empty.build(&mut leaves, &mut items(&[1, 0, 2])).is_err(),
+        "leaf 0 is in a tree"
+    );
+    assert!(
+        empty.build(&mut leaves, &mut items(&[1, 2, 1])).is_err(),
+        "leaf listed twice"
+    );
+    assert!(
+        empty
+            .build(&mut leaves, &mut items(&[1, u32::MAX]))
+            .is_err(),
+        "id too large"
+    );
+    // Nothing changed: leaves 1 and 2 are in no tree and can be built or inserted.
+    assert!(empty.is_empty() && !leaves.contains(1) && !leaves.contains(2));
+    full.validate(&leaves).unwrap();
+    empty.build(&mut leaves, &mut items(&[1, 2, 3])).unwrap();
+    empty.validate(&leaves).unwrap();
+    assert_eq!((full.len(), empty.len()), (1, 3));
+    empty.build(&mut leaves, &mut []).unwrap_err();
+    let mut other = DynamicTree::new();
+    other.build(&mut leaves, &mut []).unwrap();
+    assert!(other.is_empty());
+}
+
 fn brute_pairs(boxes: &[(u32, Aabb)], others: &[(u32, Aabb)], same: bool) -> BTreeSet<(u32, u32)> {
     let mut pairs = BTreeSet::new();
     for (k, &(i, a)) in boxes.iter().enumerate() {

@@ -13,6 +13,7 @@
 //! A child reference is a `u32`: an internal node index, or a leaf id with [`LEAF_BIT`] set.
 //! A tree of `n` leaves has `n - 1` internal nodes: 28 + 36 = 64 bytes per leaf.
 
+mod build;
 mod insert;
 mod query;
 mod remove;
