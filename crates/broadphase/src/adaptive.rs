@@ -190,14 +190,19 @@ pub struct Adaptive {
     proxies: ProxyTable,
     pairs: PairTracker,
     active: Inner,
-    /// Per outer slot: moved during this step.
     /// Per outer slot: the step (plus one) in which it last moved, so that nothing needs
     /// clearing between steps.
     moved_in: Vec<u64>,
-    /// This step's moves: slot and the box before the step's first move.
+    /// Proxies moved during this step.
+    moved_count: usize,
+    /// A sample of this step's moves: slot and the box before the step's first move. Kept
+    /// for the slots of the trial round under way and for every slot whose index has no bit
+    /// of `track_mask` (a few hundred, for the statistics): logging every move would cost
+    /// the wrapper more than some algorithms' whole update.
     moves: Vec<(u32, Aabb)>,
-    /// The previous step's moves (slot, before, after), replayed by trials.
-    /// The previous step's moves (slot, box before), replayed by trials with the current box.
+    track_mask: u32,
+    /// The previous step's logged moves (slot, box before), replayed by trials with the
+    /// current box.
     last_motion: Vec<(u32, Aabb)>,
     /// Slots inserted during this step, and during the previous one (replayed by trials).
     inserted: Vec<u32>,
@@ -359,6 +364,8 @@ impl Adaptive {
             moved_in: Vec::new(),
             moves: Vec::new(),
             last_motion: Vec::new(),
+            moved_count: 0,
+            track_mask: 0,
             inserted: Vec::new(),
             last_inserted: Vec::new(),
             removed: 0,
@@ -416,7 +423,7 @@ impl Adaptive {
             moved_fraction: if n == 0 {
                 0.0
             } else {
-                self.moves.len() as f64 / n as f64
+                self.moved_count as f64 / n as f64
             },
             relative_speed: if size > 0.0 && size.is_finite() {
                 displacement / size
@@ -889,9 +896,12 @@ impl BroadPhase for Adaptive {
         let slot = self.proxies.index_of(id)?;
         if self.moved_in[slot] != self.step + 1 {
             self.moved_in[slot] = self.step + 1;
-            self.moves.push((slot as u32, *self.proxies.aabb(slot)));
+            self.moved_count += 1;
+            if slot as u32 & self.track_mask == 0 || self.sample.position_of(slot).is_some() {
+                self.moves.push((slot as u32, *self.proxies.aabb(slot)));
+            }
         }
-        self.proxies.set_aabb(id, aabb)?;
+        self.proxies.set_aabb_at(slot, aabb);
         self.active.algorithm.set_aabb(self.active.ids[slot], aabb)
     }
 
@@ -943,6 +953,8 @@ impl BroadPhase for Adaptive {
         self.measure_stats();
         std::mem::swap(&mut self.last_motion, &mut self.moves);
         self.moves.clear();
+        self.moved_count = 0;
+        self.track_mask = ((self.proxies.len() / 256).next_power_of_two() - 1) as u32;
         self.last_inserted.clear();
         self.last_inserted.extend(
             self.inserted
@@ -970,8 +982,8 @@ impl BroadPhase for Adaptive {
                     <= self.options.trial_budget * self.step_seconds
                     || self.options.policy == SwitchPolicy::RoundRobin);
             if self.step >= self.next_trial || changed {
+                // Its trials start next step, once the moves of its sample are logged.
                 self.start_round();
-                self.continue_round();
             }
         }
         self.pairs.finish(&self.proxies, events);
@@ -986,6 +998,7 @@ impl BroadPhase for Adaptive {
         self.active.outer.clear();
         self.moved_in.iter_mut().for_each(|m| *m = 0);
         self.moves.clear();
+        self.moved_count = 0;
         self.last_motion.clear();
         self.inserted.clear();
         self.last_inserted.clear();

@@ -175,6 +175,12 @@ impl ProxyTable {
         Ok(i)
     }
 
+    /// Replaces the box of the live proxy in `slot` (already validated by [`Self::index_of`]).
+    #[inline]
+    pub(crate) fn set_aabb_at(&mut self, slot: usize, aabb: Aabb) {
+        self.aabbs[slot] = aabb;
+    }
+
     /// Marks a live proxy removed; returns the slot index. The id is invalid from now on.
     pub fn remove(&mut self, id: ProxyId) -> Result<usize> {
         let i = self.index_of(id)?;
