@@ -1,18 +1,8 @@
 //! `broadphase ccd` and `broadphase reproduce`: output, event log, check mode, exit codes.
 
-use std::process::Command;
+mod common;
 
-fn broadphase(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_broadphase"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use common::broadphase;
 
 #[test]
 fn ccd_json_and_event_log_agree_across_methods() {

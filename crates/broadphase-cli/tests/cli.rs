@@ -1,22 +1,12 @@
 //! End-to-end runs of the `broadphase` binary on tiny scenes.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_broadphase"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bp-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{bin, temp_dir};
 
 #[test]
 fn sweep_writes_csv_charts_and_summary() {
-    let dir = temp_dir("sweep");
+    let dir = temp_dir("cli", "sweep");
     let scene = dir.join("tiny.toml");
     std::fs::write(
         &scene,
@@ -96,7 +86,7 @@ fn sweep_writes_csv_charts_and_summary() {
 
 #[test]
 fn bad_input_is_one_line_with_exit_code_2() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("cli", "bad");
     let scene = dir.join("bad.toml");
     std::fs::write(&scene, "objects = 10\ncolour = \"red\"\n").unwrap();
     let run = |args: &[&str]| {
@@ -188,7 +178,7 @@ fn reproduce_list_names_every_experiment() {
 
 #[test]
 fn bench_reads_the_scene_file_and_flags_override_it() {
-    let dir = temp_dir("bench");
+    let dir = temp_dir("cli", "bench");
     let scene = dir.join("scene.toml");
     std::fs::write(
         &scene,

@@ -1,18 +1,8 @@
 //! The binary's contract: exit codes, the verify summary line, and bench's JSON keys.
 
-use std::process::Command;
+mod common;
 
-fn broadphase(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_broadphase"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use common::broadphase;
 
 #[test]
 fn verify_prints_the_summary_line() {

@@ -2,28 +2,12 @@
 //! wrong types, with absurd counts or NaN; output directories that cannot be written. Each
 //! must end with exit code 2, one line on stderr, no panic, and no results file.
 
+mod common;
+
+use common::{broadphase, temp_dir};
+
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn broadphase(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_broadphase"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bp-hostile-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
 
 /// Runs `args` and checks the contract of a rejected input; returns stderr.
 fn assert_rejected(args: &[&str]) -> String {
@@ -189,7 +173,7 @@ fn for_each_hostile_scene(dir: &Path, mut check: impl FnMut(&str, &Path, &str)) 
 
 #[test]
 fn bench_rejects_hostile_scene_files() {
-    let dir = temp_dir("bench");
+    let dir = temp_dir("hostile", "bench");
     for_each_hostile_scene(&dir, |name, path, expected| {
         let stderr = assert_rejected(&[
             "bench",
@@ -208,7 +192,7 @@ fn bench_rejects_hostile_scene_files() {
 
 #[test]
 fn sweep_rejects_hostile_scene_files_without_writing() {
-    let dir = temp_dir("sweep");
+    let dir = temp_dir("hostile", "sweep");
     let out = dir.join("out");
     for_each_hostile_scene(&dir, |name, path, expected| {
         let stderr = assert_rejected(&[
@@ -232,7 +216,7 @@ fn sweep_rejects_hostile_scene_files_without_writing() {
 
 #[test]
 fn hostile_flags_and_counts_are_rejected() {
-    let dir = temp_dir("flags");
+    let dir = temp_dir("hostile", "flags");
     let out = dir.join("out");
     let out = out.to_str().unwrap();
     for args in [
@@ -302,7 +286,7 @@ fn hostile_flags_and_counts_are_rejected() {
 /// `--out` under a regular file cannot be created, even by root.
 #[test]
 fn output_under_a_file_is_rejected_before_running() {
-    let dir = temp_dir("outfile");
+    let dir = temp_dir("hostile", "outfile");
     let file = dir.join("a-file");
     fs::write(&file, b"not a directory").unwrap();
     let out = file.join("results");
@@ -352,7 +336,7 @@ fn output_under_a_file_is_rejected_before_running() {
 #[test]
 fn read_only_output_directory_is_rejected_before_running() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = temp_dir("readonly");
+    let dir = temp_dir("hostile", "readonly");
     let out = dir.join("out");
     fs::create_dir(&out).unwrap();
     fs::set_permissions(&out, fs::Permissions::from_mode(0o555)).unwrap();

@@ -1,18 +1,8 @@
 //! Phased scenes through `bench`, and `recommend` with the file it writes.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_broadphase"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bp-phased-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{bin, temp_dir};
 
 /// Growth, shrinking, kind changes, churn, an explosion and sleep, in a few steps.
 const TINY_PHASED: &str = "objects = 60\nwarmup = 2\nsleep_speed = 2.0\nremove_rate = 0.02\n\
@@ -22,7 +12,7 @@ const TINY_PHASED: &str = "objects = 60\nwarmup = 2\nsleep_speed = 2.0\nremove_r
 
 #[test]
 fn bench_runs_a_phased_scene_and_every_algorithm_agrees() {
-    let dir = temp_dir("bench");
+    let dir = temp_dir("phased", "bench");
     let scene = dir.join("phased.toml");
     std::fs::write(&scene, TINY_PHASED).unwrap();
     let output = bin()
@@ -59,7 +49,7 @@ fn bench_runs_a_phased_scene_and_every_algorithm_agrees() {
 
 #[test]
 fn recommend_ranks_writes_a_config_and_bench_loads_it() {
-    let dir = temp_dir("recommend");
+    let dir = temp_dir("phased", "recommend");
     let scene = dir.join("scene.toml");
     std::fs::write(&scene, "objects = 200\nwarmup = 2\nsteps = 20\n").unwrap();
     let out = dir.join("best.toml");
@@ -109,7 +99,7 @@ fn recommend_ranks_writes_a_config_and_bench_loads_it() {
 
 #[test]
 fn recommend_and_config_errors_are_one_line_with_exit_code_2() {
-    let dir = temp_dir("errors");
+    let dir = temp_dir("phased", "errors");
     let file = dir.join("plain-file");
     std::fs::write(&file, "x").unwrap();
     let bad = dir.join("bad.toml");

@@ -1,18 +1,8 @@
 //! `broadphase prune`: JSON keys, the brute-force cross-check, and one-line errors with exit 2.
 
-use std::process::Command;
+mod common;
 
-fn broadphase(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_broadphase"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use common::broadphase;
 
 #[test]
 fn prune_json_reports_every_method_with_the_same_pairs() {

@@ -1,10 +1,10 @@
 //! `broadphase soak` on a short run: several rounds of every scenario, memory judged.
 
-use std::process::Command;
+mod common;
 
 #[test]
 fn short_soak_runs_rounds_and_judges_memory() {
-    let output = Command::new(env!("CARGO_BIN_EXE_broadphase"))
+    let output = common::bin()
         .args([
             "soak",
             "--algorithms",
