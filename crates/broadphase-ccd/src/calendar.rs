@@ -26,27 +26,55 @@ use crate::event::{
     decode_tie, earlier, tie_key, Event, EventKind, RANK_COLLISION, RANK_CROSSING, RANK_WALL,
 };
 use crate::event_heap::EventHeap;
-use crate::time_of_impact::{collision_key, pair_event_time_before, wall_event};
+use crate::time_of_impact::{collision_key, motion_pair_time_before, wall_event};
+use crate::vector::{dot, mul_add, sub};
 use crate::world::World;
+
+/// A body's prediction state.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(32))]
+struct BodyState {
+    /// Its earliest predicted event other than a cell crossing (wall hit or collision), kept
+    /// so that a cell crossing only has to test the layer of cells it brings into reach
+    /// instead of all neighbours.
+    rest_time: f64,
+    /// The tie key of that event.
+    rest_key: u64,
+    /// For a predicted collision in `rest_*`, the partner's counter at prediction time.
+    rest_partner_counter: u32,
+    /// The partner's counter for the event in the heap (a collision, or a crossing).
+    partner_counter: u32,
+    /// Incremented at each of its events (its motion changed).
+    counter: u32,
+}
+
+impl Default for BodyState {
+    fn default() -> Self {
+        BodyState {
+            rest_time: f64::INFINITY,
+            rest_key: u64::MAX,
+            rest_partner_counter: 0,
+            partner_counter: 0,
+            counter: 0,
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub(crate) struct Calendar {
     grid: CellGrid,
     heap: EventHeap,
-    /// Per body: incremented at each of its events (its motion changed).
-    counter: Vec<u32>,
-    /// Per body: for a predicted collision, the partner's counter at prediction time.
-    partner_counter: Vec<u32>,
-    /// Per body: its earliest predicted event other than a cell crossing (wall hit or
-    /// collision), with the partner's counter; kept so that a cell crossing only has to test
-    /// the layer of cells it brings into reach instead of all neighbours.
-    rest_time: Vec<f64>,
-    rest_key: Vec<u64>,
-    rest_partner_counter: Vec<u32>,
+    /// Per body: its prediction state, in one record so that a prediction touches one cache
+    /// line of it instead of one per field.
+    state: Vec<BodyState>,
     /// Cell crossings processed (internal events), for statistics.
     crossings: u64,
     /// Stale predictions discarded.
     stale: u64,
+    /// Scratch: the bodies to test against in the current prediction.
+    neighbours: Vec<u32>,
+    /// Scratch: those of them approaching the body being predicted.
+    candidates: Vec<u32>,
 }
 
 impl Calendar {
@@ -55,13 +83,11 @@ impl Calendar {
         let mut calendar = Calendar {
             grid: CellGrid::new(world, now),
             heap: EventHeap::new(n),
-            counter: vec![0; n],
-            partner_counter: vec![0; n],
-            rest_time: vec![f64::INFINITY; n],
-            rest_key: vec![u64::MAX; n],
-            rest_partner_counter: vec![0; n],
+            state: vec![BodyState::default(); n],
             crossings: 0,
             stale: 0,
+            neighbours: Vec::new(),
+            candidates: Vec::new(),
         };
         for i in 0..n {
             calendar.predict(world, i);
@@ -81,24 +107,9 @@ impl Calendar {
 
     /// Recomputes body `i`'s earliest event and stores it in the heap.
     fn predict(&mut self, world: &World, i: usize) {
-        let (mut rest_time, mut rest_key) =
-            wall_event(world, i).unwrap_or((f64::INFINITY, u64::MAX));
-        let mut rest_partner_counter = 0;
-        let counter = &self.counter;
-        self.grid.for_each_neighbour(i, |j| {
-            let (a, b) = (i.min(j), i.max(j));
-            if let Some(time) = pair_event_time_before(world, a, b, rest_time) {
-                let key = collision_key(a, b);
-                if earlier(time, key, rest_time, rest_key) {
-                    (rest_time, rest_key) = (time, key);
-                    rest_partner_counter = counter[j];
-                }
-            }
-        });
-        self.rest_time[i] = rest_time;
-        self.rest_key[i] = rest_key;
-        self.rest_partner_counter[i] = rest_partner_counter;
-        self.schedule(world, i);
+        let (rest_time, rest_key) = wall_event(world, i).unwrap_or((f64::INFINITY, u64::MAX));
+        self.gather(i, None);
+        self.earliest_with_neighbours(world, i, rest_time, rest_key, 0);
     }
 
     /// Moves body `i` one cell along `axis` at its crossing event and re-predicts it: its
@@ -106,29 +117,85 @@ impl Calendar {
     /// stale one is caught when popped), so only the layer of cells now in reach is tested.
     fn cross(&mut self, world: &World, i: usize, axis: usize, up: bool) {
         self.grid.step(i, axis, up);
-        let (mut rest_time, mut rest_key) = (self.rest_time[i], self.rest_key[i]);
-        let mut rest_partner_counter = self.rest_partner_counter[i];
-        let counter = &self.counter;
-        self.grid.for_each_entering(i, axis, up, |j| {
-            let (a, b) = (i.min(j), i.max(j));
-            if let Some(time) = pair_event_time_before(world, a, b, rest_time) {
-                let key = collision_key(a, b);
+        self.gather(i, Some((axis, up)));
+        let BodyState {
+            rest_time,
+            rest_key,
+            rest_partner_counter,
+            ..
+        } = self.state[i];
+        self.earliest_with_neighbours(world, i, rest_time, rest_key, rest_partner_counter);
+    }
+
+    /// Fills `self.neighbours` with the neighbours of body `i`: all of them, or with
+    /// `Some((axis, up))` those of the cell layer its step along `axis` brought into reach.
+    #[inline]
+    fn gather(&mut self, i: usize, entering: Option<(usize, bool)>) {
+        self.neighbours.clear();
+        let neighbours = &mut self.neighbours;
+        let visit = |j: usize| neighbours.push(j as u32);
+        match entering {
+            None => self.grid.for_each_neighbour(i, visit),
+            Some((axis, up)) => self.grid.for_each_entering(i, axis, up, visit),
+        }
+    }
+
+    /// Stores as body `i`'s non-crossing event the earliest of `(rest_time, rest_key)` (with
+    /// its partner counter) and its collisions with the bodies in `self.neighbours`, then
+    /// schedules `i`.
+    fn earliest_with_neighbours(
+        &mut self,
+        world: &World,
+        i: usize,
+        mut rest_time: f64,
+        mut rest_key: u64,
+        mut rest_partner_counter: u32,
+    ) {
+        let mi = &world.motion[i];
+        // Pass 1, branch free: keep the neighbours approaching `i` (the only ones that can
+        // collide), so that the loads of all neighbours' states overlap and the coin-flip
+        // approach test costs no branch mispredictions. Positions are taken at the later of
+        // the two state times as in `motion_pair_time_before`, with `p + 0 v = p` when a state
+        // is already at that time, so the sign of the approach rate is the same.
+        self.candidates.clear();
+        self.candidates.resize(self.neighbours.len(), 0);
+        let mut count = 0;
+        for &j in &self.neighbours {
+            let mj = &world.motion[j as usize];
+            let t0 = mi.time.max(mj.time);
+            let pi = mul_add(mi.position, t0 - mi.time, mi.velocity);
+            let pj = mul_add(mj.position, t0 - mj.time, mj.velocity);
+            let approach = dot(sub(pj, pi), sub(mj.velocity, mi.velocity));
+            self.candidates[count] = j;
+            count += usize::from(approach < 0.0);
+        }
+        // Pass 2: the exact time of impact of the approaching ones.
+        for &j in &self.candidates[..count] {
+            let j = j as usize;
+            let mj = &world.motion[j];
+            let time = if i < j {
+                motion_pair_time_before(mi, mj, rest_time)
+            } else {
+                motion_pair_time_before(mj, mi, rest_time)
+            };
+            if let Some(time) = time {
+                let key = collision_key(i.min(j), i.max(j));
                 if earlier(time, key, rest_time, rest_key) {
                     (rest_time, rest_key) = (time, key);
-                    rest_partner_counter = counter[j];
+                    rest_partner_counter = self.state[j].counter;
                 }
             }
-        });
-        self.rest_time[i] = rest_time;
-        self.rest_key[i] = rest_key;
-        self.rest_partner_counter[i] = rest_partner_counter;
+        }
+        let state = &mut self.state[i];
+        (state.rest_time, state.rest_key) = (rest_time, rest_key);
+        state.rest_partner_counter = rest_partner_counter;
         self.schedule(world, i);
     }
 
     /// Puts the earlier of body `i`'s stored non-crossing event and its next cell crossing
     /// into the heap.
     fn schedule(&mut self, world: &World, i: usize) {
-        let (mut best_time, mut best_key) = (self.rest_time[i], self.rest_key[i]);
+        let (mut best_time, mut best_key) = (self.state[i].rest_time, self.state[i].rest_key);
         let m = &world.motion[i];
         let coord = self.grid.coord[i];
         for axis in 0..world.dim {
@@ -146,7 +213,7 @@ impl Calendar {
                 (best_time, best_key) = (time, key);
             }
         }
-        self.partner_counter[i] = self.rest_partner_counter[i];
+        self.state[i].partner_counter = self.state[i].rest_partner_counter;
         self.heap.set(i, best_time, best_key);
     }
 
@@ -167,7 +234,7 @@ impl Calendar {
                 }
                 RANK_COLLISION => {
                     let partner = if a as usize == i { b } else { a } as usize;
-                    if self.counter[partner] != self.partner_counter[i] {
+                    if self.state[partner].counter != self.state[i].partner_counter {
                         self.stale += 1;
                         self.predict(world, i);
                     } else {
@@ -195,10 +262,10 @@ impl Calendar {
     /// Re-predicts the bodies of `event`, whose motion the simulation has just changed.
     pub(crate) fn after_event(&mut self, world: &World, event: &Event) {
         let a = event.a as usize;
-        self.counter[a] = self.counter[a].wrapping_add(1);
+        self.state[a].counter = self.state[a].counter.wrapping_add(1);
         if event.kind == EventKind::Collision {
             let b = event.b as usize;
-            self.counter[b] = self.counter[b].wrapping_add(1);
+            self.state[b].counter = self.state[b].counter.wrapping_add(1);
             self.predict(world, b);
         }
         self.predict(world, a);

@@ -137,21 +137,30 @@ impl CellGrid {
     }
 
     /// Visits the 3^dim block around `i`'s cell, or only its layer `coord[axis] == layer`.
+    ///
+    /// Cells are numbered x fastest, so each row of the block is a run of consecutive cells.
     #[inline]
     fn visit_block(&self, i: usize, layer: Option<(usize, u32)>, mut visit: impl FnMut(usize)) {
         let c = self.coord[i];
-        let range = |k: usize| match layer {
-            Some((axis, at)) if axis == k => (at, at),
-            _ if k < self.dim => (c[k].saturating_sub(1), (c[k] + 1).min(self.cells[k] - 1)),
-            _ => (0, 0),
-        };
-        let ((x0, x1), (y0, y1), (z0, z1)) = (range(0), range(1), range(2));
-        for z in z0..=z1 {
-            for y in y0..=y1 {
-                for x in x0..=x1 {
-                    let mut j = self.head[self.cell_index([x, y, z])];
+        // Half-open cell ranges per axis (exclusive ranges iterate faster than inclusive ones).
+        let (mut lo, mut hi) = ([0usize; 3], [1usize; 3]);
+        for k in 0..self.dim {
+            lo[k] = c[k].saturating_sub(1) as usize;
+            hi[k] = (c[k] + 2).min(self.cells[k]) as usize;
+        }
+        if let Some((axis, at)) = layer {
+            (lo[axis], hi[axis]) = (at as usize, at as usize + 1);
+        }
+        let row_stride = self.cells[0] as usize;
+        let plane_stride = row_stride * self.cells[1] as usize;
+        let me = i as u32;
+        for z in lo[2]..hi[2] {
+            for y in lo[1]..hi[1] {
+                let row = z * plane_stride + y * row_stride;
+                for &first in &self.head[row + lo[0]..row + hi[0]] {
+                    let mut j = first;
                     while j != NONE {
-                        if j as usize != i {
+                        if j != me {
                             visit(j as usize);
                         }
                         j = self.next[j as usize];

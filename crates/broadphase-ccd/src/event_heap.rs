@@ -1,18 +1,20 @@
 //! Indexed binary min-heap holding exactly one predicted event per body.
 
-/// One heap entry: a body's predicted event time and tie key.
+/// One heap entry: a body's predicted event time. The tie key, needed only between equal
+/// times, is kept per body outside the heap so that an entry is 16 bytes and the four children
+/// of a node span one cache line.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct HeapEntry {
     pub(crate) time: f64,
-    pub(crate) key: u64,
     pub(crate) body: u32,
 }
 
-impl HeapEntry {
-    #[inline]
-    fn before(&self, other: &HeapEntry) -> bool {
-        self.time < other.time || (self.time == other.time && self.key < other.key)
-    }
+/// The top of the heap: a body's predicted event time and tie key.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HeapTop {
+    pub(crate) time: f64,
+    pub(crate) key: u64,
+    pub(crate) body: u32,
 }
 
 /// Children per heap node: a 4-ary heap halves the depth of a binary one, and the four
@@ -25,6 +27,9 @@ const ARITY: usize = 4;
 #[derive(Debug, Clone)]
 pub(crate) struct EventHeap {
     entries: Vec<HeapEntry>,
+    /// Per body: its tie key.
+    key: Vec<u64>,
+    /// Per body: its position in `entries`.
     slot: Vec<u32>,
 }
 
@@ -35,30 +40,46 @@ impl EventHeap {
             entries: (0..n as u32)
                 .map(|body| HeapEntry {
                     time: f64::INFINITY,
-                    key: u64::MAX,
                     body,
                 })
                 .collect(),
+            key: vec![u64::MAX; n],
             slot: (0..n as u32).collect(),
         }
     }
 
+    /// `true` when `x` comes strictly before `y` in `(time, key)` order.
     #[inline]
-    pub(crate) fn top(&self) -> HeapEntry {
-        self.entries[0]
+    fn before(&self, x: HeapEntry, y: HeapEntry) -> bool {
+        x.time < y.time
+            || (x.time == y.time && self.key[x.body as usize] < self.key[y.body as usize])
+    }
+
+    #[inline]
+    pub(crate) fn top(&self) -> HeapTop {
+        let e = self.entries[0];
+        HeapTop {
+            time: e.time,
+            key: self.key[e.body as usize],
+            body: e.body,
+        }
     }
 
     /// Replaces body's entry and restores the heap order.
     #[inline]
     pub(crate) fn set(&mut self, body: usize, time: f64, key: u64) {
         let at = self.slot[body] as usize;
-        let entry = HeapEntry {
-            time,
-            key,
+        let old = HeapEntry {
+            time: self.entries[at].time,
             body: body as u32,
         };
-        let old = self.entries[at];
-        if entry.before(&old) {
+        let old_key = self.key[body];
+        self.key[body] = key;
+        let entry = HeapEntry {
+            time,
+            body: body as u32,
+        };
+        if time < old.time || (time == old.time && key < old_key) {
             self.sift_up(at, entry);
         } else {
             self.sift_down(at, entry);
@@ -69,7 +90,7 @@ impl EventHeap {
         while at > 0 {
             let parent = (at - 1) / ARITY;
             let p = self.entries[parent];
-            if !entry.before(&p) {
+            if !self.before(entry, p) {
                 break;
             }
             self.entries[at] = p;
@@ -88,13 +109,14 @@ impl EventHeap {
                 break;
             }
             let mut child = first;
-            for c in first + 1..(first + ARITY).min(n) {
-                if self.entries[c].before(&self.entries[child]) {
-                    child = c;
+            let mut c = self.entries[first];
+            for k in first + 1..(first + ARITY).min(n) {
+                let candidate = self.entries[k];
+                if self.before(candidate, c) {
+                    (child, c) = (k, candidate);
                 }
             }
-            let c = self.entries[child];
-            if !c.before(&entry) {
+            if !self.before(c, entry) {
                 break;
             }
             self.entries[at] = c;
@@ -108,7 +130,8 @@ impl EventHeap {
     /// Checks the heap order and the position index (for tests).
     #[cfg(test)]
     pub(crate) fn is_valid(&self) -> bool {
-        (1..self.entries.len()).all(|i| !self.entries[i].before(&self.entries[(i - 1) / ARITY]))
+        (1..self.entries.len())
+            .all(|i| !self.before(self.entries[i], self.entries[(i - 1) / ARITY]))
             && self
                 .entries
                 .iter()

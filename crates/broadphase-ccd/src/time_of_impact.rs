@@ -9,7 +9,7 @@
 
 use crate::event::{tie_key, RANK_COLLISION, RANK_WALL};
 use crate::vector::{dot, mul_add, sub, Vec3};
-use crate::world::World;
+use crate::world::{Motion, World};
 
 /// Time from now until two spheres touch, or `None` if they never do.
 ///
@@ -37,7 +37,7 @@ pub fn sphere_sphere(dp: Vec3, dv: Vec3, contact_distance: f64) -> Option<f64> {
 /// Since `sqrt(b^2 - a c) <= -b`, `dt >= c / (-2 b)`; the bound is shrunk by 1e-9 (far more
 /// than the few ulps of rounding) so that a time that would compare `<= bound` is never
 /// dropped, and ties at `bound` are kept.
-#[inline]
+#[inline(always)]
 pub(crate) fn sphere_sphere_before(
     dp: Vec3,
     dv: Vec3,
@@ -90,7 +90,13 @@ pub fn sphere_wall(p: f64, v: f64, radius: f64, extent: f64) -> Option<(f64, u32
 #[inline]
 pub(crate) fn pair_event_time_before(world: &World, a: usize, b: usize, bound: f64) -> Option<f64> {
     debug_assert!(a < b);
-    let (ma, mb) = (&world.motion[a], &world.motion[b]);
+    motion_pair_time_before(&world.motion[a], &world.motion[b], bound)
+}
+
+/// [`pair_event_time_before`] on the motion states of bodies `a < b` (`ma` of `a`, `mb` of
+/// `b`): the same arithmetic, for finders that keep copies of the states.
+#[inline(always)]
+pub(crate) fn motion_pair_time_before(ma: &Motion, mb: &Motion, bound: f64) -> Option<f64> {
     let t0 = ma.time.max(mb.time);
     let pa = if ma.time == t0 {
         ma.position
