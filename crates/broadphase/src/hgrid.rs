@@ -18,6 +18,12 @@ const LEVELS: usize = (HGRID_MAX_LEVEL - HGRID_MIN_LEVEL + 1) as usize;
 /// searched by testing all their boxes instead of hashing cells (a box test costs a few
 /// nanoseconds, a cell lookup tens).
 pub const HGRID_DEFAULT_SCAN_LIMIT: usize = 32;
+/// A level is sparse when it holds at most this fraction (1 / value) of the boxes, or at most the
+/// scan limit.
+const SPARSE_SHARE: usize = 64;
+/// Sparse levels coarser than every larger sparse level, holding at most this many boxes, are
+/// tested box by box rather than put in the sparse grid.
+const SCAN_AT_MOST: usize = 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Placement {
@@ -79,6 +85,27 @@ pub struct HierarchicalGrid {
     is_moved: Vec<bool>,
     oversized: Vec<u32>,
     moved: Vec<u32>,
+    /// The boxes of the sparse levels, rebuilt at each update (see [`SparseEntry`]).
+    sparse: Vec<SparseEntry>,
+    /// The sparse boxes in the cells of `sparse_level` they overlap; items index `sparse`.
+    sparse_cells: CellMap,
+    /// The coarsest sparse-grid level, whose cells hold every sparse box in at most 8 cells.
+    sparse_level: Option<i32>,
+    /// Levels stored in the sparse grid, as of the last update (scratch).
+    sparse_levels_scratch: Vec<i32>,
+    /// Occupied levels searched by hashing their cells, finest first, as of the last update.
+    dense_levels: Vec<i32>,
+    /// Sparse levels coarser than the sparse grid, searched by testing their boxes.
+    scanned_levels: Vec<i32>,
+}
+
+/// A box of a sparse level, as stored in the merged sparse grid.
+#[derive(Debug, Clone, Copy)]
+struct SparseEntry {
+    slot: u32,
+    level: i32,
+    /// Its cells at the sparse grid's level.
+    range: CellRange,
 }
 
 impl Default for HierarchicalGrid {
@@ -127,11 +154,18 @@ impl HierarchicalGrid {
             is_moved: Vec::new(),
             oversized: Vec::new(),
             moved: Vec::new(),
+            sparse: Vec::new(),
+            sparse_cells: CellMap::default(),
+            sparse_level: None,
+            sparse_levels_scratch: Vec::with_capacity(LEVELS),
+            dense_levels: Vec::with_capacity(LEVELS),
+            scanned_levels: Vec::with_capacity(LEVELS),
         }
     }
 
-    /// Levels with at most `limit` boxes are searched by testing each of their boxes rather than
-    /// by hashing cells (0: always hash). Default [`HGRID_DEFAULT_SCAN_LIMIT`].
+    /// Levels with at most `limit` boxes are sparse: instead of a hashed lookup per level, the
+    /// boxes of all sparse levels are searched together in one grid at the coarsest sparse
+    /// level (0: no sparse levels). Default [`HGRID_DEFAULT_SCAN_LIMIT`].
     pub fn set_scan_limit(&mut self, limit: usize) {
         self.scan_limit = limit;
     }
@@ -265,30 +299,73 @@ impl HierarchicalGrid {
         self.ranges[slot] = new;
     }
 
+    /// Sorts the occupied levels into dense (hashed one by one), scanned and sparse-grid levels
+    /// and rebuilds the sparse grid, after the occupied levels.
+    fn build_sparse_grid(&mut self) {
+        self.dense_levels.clear();
+        self.scanned_levels.clear();
+        self.sparse.clear();
+        self.sparse_cells.clear();
+        self.sparse_level = None;
+        let limit = if self.scan_limit == 0 {
+            0
+        } else {
+            let in_cells: usize = self
+                .occupied
+                .iter()
+                .map(|&level| self.members[Self::level_index(level)].len())
+                .sum();
+            self.scan_limit.max(in_cells / SPARSE_SHARE)
+        };
+        // Coarsest first: the few large boxes of a wide spread become sparse, up to 2 × limit
+        // boxes in all.
+        let mut budget = 2 * limit;
+        for k in (0..self.occupied.len()).rev() {
+            let level = self.occupied[k];
+            let count = self.members[Self::level_index(level)].len();
+            if count > limit || count > budget {
+                self.dense_levels.push(level);
+                continue;
+            }
+            budget -= count;
+            if self.sparse_level.is_none() && count <= SCAN_AT_MOST {
+                // Coarser than every sparse-grid level: testing its boxes keeps the grid's
+                // cells from growing to the size of one outlier.
+                self.scanned_levels.push(level);
+            } else {
+                self.sparse_level.get_or_insert(level);
+                self.sparse_levels_scratch.push(level);
+            }
+        }
+        self.dense_levels.reverse();
+        self.scanned_levels.reverse();
+        let Some(top) = self.sparse_level else {
+            return;
+        };
+        let inv_cell = self.inv_cell[Self::level_index(top)];
+        for k in 0..self.sparse_levels_scratch.len() {
+            let level = self.sparse_levels_scratch[k];
+            for &slot in &self.members[Self::level_index(level)] {
+                let aabb = self.proxies.aabb(slot as usize);
+                let range = CellRange::of(aabb.min(), aabb.max(), inv_cell);
+                let index = self.sparse.len() as u32;
+                self.sparse.push(SparseEntry { slot, level, range });
+                let cells = &mut self.sparse_cells;
+                range.for_each(|coords| cells.push(CellKey { level: top, coords }, index));
+            }
+        }
+        self.sparse_levels_scratch.clear();
+    }
+
     /// Marks the pairs `slot` reports: with boxes of its level (larger slots only) and of every
-    /// coarser level, each in the cell of the intersection's minimum corner.
+    /// coarser level, each in the cell of the intersection's minimum corner. Dense levels are
+    /// looked up level by level, the sparse ones all at once in the sparse grid.
     fn mark_pairs_of(&mut self, slot: usize) {
         let proxies = &self.proxies;
         let aabb = proxies.aabb(slot);
         let own = self.levels[slot];
-        for &level in &self.occupied {
-            if level < own {
-                continue;
-            }
-            let members = &self.members[Self::level_index(level)];
-            if members.len() <= self.scan_limit {
-                // A sparse level: testing its few boxes beats hashing up to 8 cells.
-                for &other in members {
-                    let other = other as usize;
-                    if (level != own || other > slot)
-                        && aabb.overlaps(proxies.aabb(other))
-                        && proxies.can_pair(slot, other)
-                    {
-                        self.pairs.mark(slot as u32, other as u32);
-                    }
-                }
-                continue;
-            }
+        let first = self.dense_levels.partition_point(|&level| level < own);
+        for &level in &self.dense_levels[first..] {
             let range = if level == own {
                 self.ranges[slot]
             } else {
@@ -313,6 +390,43 @@ impl HierarchicalGrid {
                 }
             });
         }
+        let first = self.scanned_levels.partition_point(|&level| level < own);
+        for &level in &self.scanned_levels[first..] {
+            for &other in &self.members[Self::level_index(level)] {
+                let other = other as usize;
+                if (level != own || other > slot)
+                    && aabb.overlaps(proxies.aabb(other))
+                    && proxies.can_pair(slot, other)
+                {
+                    self.pairs.mark(slot as u32, other as u32);
+                }
+            }
+        }
+        // Sparse-grid levels are all at or below the grid's level, where a box of level
+        // `own <= top` overlaps at most 8 cells.
+        let Some(top) = self.sparse_level.filter(|&top| top >= own) else {
+            return;
+        };
+        let range = self.range_at(aabb, top);
+        let (cells, pairs, sparse) = (&self.sparse_cells, &mut self.pairs, &self.sparse);
+        range.for_each(|coords| {
+            let Some(cell) = cells.find(&CellKey { level: top, coords }) else {
+                return;
+            };
+            for &index in cells.items(cell) {
+                let entry = &sparse[index as usize];
+                let other = entry.slot as usize;
+                if entry.level < own || (entry.level == own && other <= slot) {
+                    continue;
+                }
+                if range.corner_cell(&entry.range) == coords
+                    && aabb.overlaps(proxies.aabb(other))
+                    && proxies.can_pair(slot, other)
+                {
+                    pairs.mark(slot as u32, other as u32);
+                }
+            }
+        });
     }
 }
 
@@ -363,6 +477,7 @@ impl BroadPhase for HierarchicalGrid {
                 self.occupied.push(index as i32 + HGRID_MIN_LEVEL);
             }
         }
+        self.build_sparse_grid();
 
         self.pairs.begin_full();
         for slot in 0..self.placement.len() {
@@ -398,6 +513,11 @@ impl BroadPhase for HierarchicalGrid {
         self.oversized.clear();
         self.moved.clear();
         self.occupied.clear();
+        self.sparse.clear();
+        self.sparse_cells.clear();
+        self.sparse_level = None;
+        self.dense_levels.clear();
+        self.scanned_levels.clear();
         self.members.iter_mut().for_each(Vec::clear);
         self.placement.iter_mut().for_each(|p| *p = Placement::None);
         self.is_moved.iter_mut().for_each(|m| *m = false);
@@ -428,6 +548,12 @@ impl BroadPhase for HierarchicalGrid {
             + self.oversized_position.capacity() * 4
             + self.is_moved.capacity()
             + (self.oversized.capacity() + self.moved.capacity()) * 4
+            + self.sparse.capacity() * std::mem::size_of::<SparseEntry>()
+            + self.sparse_cells.memory_bytes()
+            + (self.sparse_levels_scratch.capacity()
+                + self.dense_levels.capacity()
+                + self.scanned_levels.capacity())
+                * 4
     }
 
     fn query_aabb_with(
