@@ -848,9 +848,9 @@ mod tests {
     }
 
     #[test]
-    fn hashed_and_scanned_levels_match_the_model() {
+    fn hashed_scanned_and_sparse_grid_levels_match_the_model() {
         use crate::verify::{Scenario, Verifier, VerifyConfig};
-        for scan_limit in [0, 4] {
+        for scan_limit in [0, 4, 16, 1000] {
             for scenario in Scenario::ALL {
                 let mut hgrid = HierarchicalGrid::new();
                 hgrid.set_scan_limit(scan_limit);
@@ -868,5 +868,85 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// All pairs by brute force, as sorted slot pairs.
+    fn brute_pairs(bp: &HierarchicalGrid) -> Vec<(u32, u32)> {
+        let proxies = bp.proxies();
+        let live: Vec<usize> = proxies.live_slots().collect();
+        let mut pairs = Vec::new();
+        for (k, &a) in live.iter().enumerate() {
+            for &b in &live[k + 1..] {
+                if proxies.is_pair(a, b) {
+                    pairs.push((a.min(b) as u32, a.max(b) as u32));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs
+    }
+
+    #[test]
+    fn levels_cross_the_sparse_thresholds_both_ways() {
+        use crate::verify::SplitMix64;
+        let mut rng = SplitMix64::new(11);
+        let mut hgrid = HierarchicalGrid::new();
+        hgrid.set_scan_limit(8);
+        let all = CollisionFilter::ALL;
+        let small = |c: glam::Vec3, e: f32| Aabb::new(c, c + glam::Vec3::splat(e)).unwrap();
+        // 40 boxes of edge 0.2 (level -2) in a cube of side 4.
+        let ids: Vec<_> = (0..40)
+            .map(|_| {
+                let c = glam::Vec3::new(rng.range(0.0, 4.0), rng.range(0.0, 4.0), 0.0);
+                hgrid
+                    .insert(small(c, 0.2), ProxyKind::Dynamic, all)
+                    .unwrap()
+            })
+            .collect();
+        let mut events = PairEvents::new();
+        let mut seen = (false, false, false);
+        // Grow k boxes to edge 1.5 (level 1), then shrink them back: level 1 goes scanned
+        // (1..=4 boxes, the coarsest sparse level) → sparse grid (5..=8, the scan limit) →
+        // dense (9..=12) and back; level 0 (edge 0.7, 3 boxes) is in the sparse grid below
+        // level 1 or scanned; level -2 (edge 0.2) stays dense.
+        let schedule: Vec<usize> = (0..=12).chain((0..12).rev()).collect();
+        for (step, &k) in schedule.iter().enumerate() {
+            for (i, &id) in ids.iter().enumerate() {
+                let edge = if i < k {
+                    1.5
+                } else if i >= 37 {
+                    0.7
+                } else {
+                    0.2
+                };
+                let c = hgrid.aabb(id).unwrap().min()
+                    + glam::Vec3::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3), 0.0);
+                hgrid.set_aabb(id, small(c, edge)).unwrap();
+            }
+            hgrid.update(&mut events);
+            hgrid.validate();
+            assert_eq!(
+                sorted_pairs(&hgrid),
+                brute_pairs(&hgrid),
+                "step {step}, k {k}"
+            );
+            let level_one = (
+                hgrid.scanned_levels.contains(&1),
+                hgrid.sparse_level == Some(1),
+                hgrid.dense_levels.contains(&1),
+            );
+            assert_eq!(
+                [level_one.0, level_one.1, level_one.2]
+                    .iter()
+                    .filter(|&&b| b)
+                    .count(),
+                usize::from(k > 0),
+                "level 1 in exactly one class at k {k}"
+            );
+            seen.0 |= level_one.0;
+            seen.1 |= level_one.1;
+            seen.2 |= level_one.2;
+        }
+        assert_eq!(seen, (true, true, true), "every path for level 1 was taken");
     }
 }
