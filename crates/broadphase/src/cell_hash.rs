@@ -61,6 +61,15 @@ impl CellRange {
         })
     }
 
+    /// Index of cell `c` (inside the range) in [`CellRange::for_each`] order.
+    #[inline]
+    pub(crate) fn position(&self, c: [i64; 3]) -> usize {
+        let nx = (self.max[0] - self.min[0] + 1) as usize;
+        let ny = (self.max[1] - self.min[1] + 1) as usize;
+        (c[0] - self.min[0]) as usize
+            + nx * ((c[1] - self.min[1]) as usize + ny * (c[2] - self.min[2]) as usize)
+    }
+
     #[inline]
     pub(crate) fn contains(&self, c: [i64; 3]) -> bool {
         (0..3).all(|a| self.min[a] <= c[a] && c[a] <= self.max[a])
@@ -162,11 +171,32 @@ impl CellMap {
 
     /// Adds `slot` to the cell at `key`, creating the cell if needed.
     pub(crate) fn push(&mut self, key: CellKey, slot: u32) {
+        self.insert(key, slot);
+    }
+
+    /// [`CellMap::push`] that returns the cell's index, which stays valid while the cell holds
+    /// `slot` (for [`CellMap::remove_from`]).
+    pub(crate) fn insert(&mut self, key: CellKey, slot: u32) -> usize {
         let cell = match self.find(&key) {
             Some(cell) => cell,
             None => self.create(key),
         };
         self.items[cell].push(slot);
+        cell
+    }
+
+    /// Removes `slot` from cell `cell` (an index from [`CellMap::push`] of that slot, without a
+    /// hash lookup); frees the cell when it empties.
+    pub(crate) fn remove_from(&mut self, cell: usize, slot: u32) {
+        let list = &mut self.items[cell];
+        if let Some(at) = list.iter().position(|&s| s == slot) {
+            list.swap_remove(at);
+        } else {
+            debug_assert!(false, "slot {slot} not in cell {cell}");
+        }
+        if list.is_empty() {
+            self.release(cell);
+        }
     }
 
     /// Removes `slot` from the cell at `key`; frees the cell when it empties.

@@ -80,6 +80,9 @@ pub struct HierarchicalGrid {
     placement: Vec<Placement>,
     levels: Vec<i32>,
     ranges: Vec<CellRange>,
+    /// The indices of the ≤ 8 cells of `ranges` in the cell map, in `CellRange::for_each`
+    /// order, so that leaving a cell needs no hash lookup.
+    cell_ids: Vec<[u32; 8]>,
     /// Position in the oversized list or in the level's member list.
     oversized_position: Vec<u32>,
     is_moved: Vec<bool>,
@@ -150,6 +153,7 @@ impl HierarchicalGrid {
             placement: Vec::new(),
             levels: Vec::new(),
             ranges: Vec::new(),
+            cell_ids: Vec::new(),
             oversized_position: Vec::new(),
             is_moved: Vec::new(),
             oversized: Vec::new(),
@@ -219,6 +223,7 @@ impl HierarchicalGrid {
             self.placement.resize(n, Placement::None);
             self.levels.resize(n, 0);
             self.ranges.resize(n, CellRange::default());
+            self.cell_ids.resize(n, [0; 8]);
             self.oversized_position.resize(n, 0);
             self.is_moved.resize(n, false);
         }
@@ -240,8 +245,12 @@ impl HierarchicalGrid {
                 let members = &mut self.members[Self::level_index(level)];
                 self.oversized_position[slot] = members.len() as u32;
                 members.push(slot as u32);
-                let cells = &mut self.cells;
-                range.for_each(|coords| cells.push(CellKey { level, coords }, slot as u32));
+                let (cells, ids) = (&mut self.cells, &mut self.cell_ids[slot]);
+                let mut at = 0;
+                range.for_each(|coords| {
+                    ids[at] = cells.insert(CellKey { level, coords }, slot as u32) as u32;
+                    at += 1;
+                });
             }
         }
     }
@@ -258,8 +267,10 @@ impl HierarchicalGrid {
                     self.oversized_position[other as usize] = at as u32;
                 }
                 let cells = &mut self.cells;
-                self.ranges[slot]
-                    .for_each(|coords| cells.remove(CellKey { level, coords }, slot as u32));
+                let count = self.ranges[slot].cell_count() as usize;
+                for &cell in &self.cell_ids[slot][..count] {
+                    cells.remove_from(cell as usize, slot as u32);
+                }
             }
             Placement::Oversized => {
                 let at = self.oversized_position[slot] as usize;
@@ -285,16 +296,23 @@ impl HierarchicalGrid {
         if old == new {
             return;
         }
-        let cells = &mut self.cells;
+        let (cells, ids) = (&mut self.cells, &mut self.cell_ids[slot]);
+        let old_ids = *ids;
+        let mut at = 0;
         old.for_each(|coords| {
             if !new.contains(coords) {
-                cells.remove(CellKey { level, coords }, slot as u32);
+                cells.remove_from(old_ids[at] as usize, slot as u32);
             }
+            at += 1;
         });
+        at = 0;
         new.for_each(|coords| {
-            if !old.contains(coords) {
-                cells.push(CellKey { level, coords }, slot as u32);
-            }
+            ids[at] = if old.contains(coords) {
+                old_ids[old.position(coords)]
+            } else {
+                cells.insert(CellKey { level, coords }, slot as u32) as u32
+            };
+            at += 1;
         });
         self.ranges[slot] = new;
     }
@@ -545,6 +563,7 @@ impl BroadPhase for HierarchicalGrid {
             + self.placement.capacity()
             + self.levels.capacity() * 4
             + self.ranges.capacity() * std::mem::size_of::<CellRange>()
+            + self.cell_ids.capacity() * 32
             + self.oversized_position.capacity() * 4
             + self.is_moved.capacity()
             + (self.oversized.capacity() + self.moved.capacity()) * 4
