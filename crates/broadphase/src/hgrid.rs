@@ -40,14 +40,19 @@ enum Placement {
 /// Pairs are found at the coarser level of the two boxes: every box looks up the ≤ 8 cells its
 /// box overlaps on its own and every coarser occupied level, and a pair is reported only in the
 /// cell holding the minimum corner of the intersection (and, between two boxes of the same
-/// level, only by the smaller slot). Levels holding at most 32 boxes (see
-/// [`HierarchicalGrid::set_scan_limit`]) are not hashed: their boxes
-/// are tested directly, which keeps the few large boxes of a wide size spread cheap. The cost per box is O(occupied levels ≥ its level × cell
-/// occupancy), independent of the spread of sizes, where a uniform grid either stores big boxes
-/// in many cells or puts many small boxes in one cell.
+/// level, only by the smaller slot). Only occupied levels are visited, and the few large boxes
+/// of a wide size spread do not cost a hashed lookup per level: at each update, going from the
+/// coarsest level down, levels holding at most max(scan limit, 1/64 of the boxes) boxes (up to
+/// twice that in all) are *sparse* (scan limit 32 by default, see
+/// [`HierarchicalGrid::set_scan_limit`]). Their boxes are put together in one small grid at the
+/// coarsest sparse level, so a finer box finds all of them with one lookup of (usually) one
+/// cell; sparse levels of at most 4 boxes above that grid (outliers) are tested box by box, so
+/// that one huge box does not make the grid's cells huge. The cost per box is
+/// O((dense levels ≥ its level + 1) × cell occupancy), where a uniform grid either stores big
+/// boxes in many cells or puts many small boxes in one cell.
 ///
 /// Updates re-place only moved boxes (touching only cells entered or left when the level is
-/// unchanged) and then recompute the pairs with the search above (full-recompute style:
+/// unchanged; each box keeps the indices of its cells, so leaving one needs no hash lookup) and then recompute the pairs with the search above (full-recompute style:
 /// moved boxes must also be found by smaller boxes on finer levels, which would otherwise need a
 /// search of many fine cells). Box queries walk the query's cells on every occupied level; ray
 /// casts use the provided linear scan.
