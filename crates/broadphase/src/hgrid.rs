@@ -14,9 +14,9 @@ pub const HGRID_MIN_LEVEL: i32 = -20;
 /// The coarsest level; boxes with an edge above 2^127 (or infinite) go to the oversized list.
 pub const HGRID_MAX_LEVEL: i32 = 127;
 const LEVELS: usize = (HGRID_MAX_LEVEL - HGRID_MIN_LEVEL + 1) as usize;
-/// Default of [`HierarchicalGrid::set_scan_limit`]: levels with at most this many boxes are
-/// searched by testing all their boxes instead of hashing cells (a box test costs a few
-/// nanoseconds, a cell lookup tens).
+/// Default of [`HierarchicalGrid::set_scan_limit`]: levels with at most this many boxes (or at
+/// most 1/64 of all boxes) are sparse and searched together in one coarse grid instead of one
+/// hashed lookup per level (a box test costs a few nanoseconds, a cell lookup tens).
 pub const HGRID_DEFAULT_SCAN_LIMIT: usize = 32;
 /// A level is sparse when it holds at most this fraction (1 / value) of the boxes, or at most the
 /// scan limit.
