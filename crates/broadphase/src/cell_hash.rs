@@ -61,6 +61,15 @@ impl CellRange {
         })
     }
 
+    /// Index of cell `c` (inside the range) in [`CellRange::for_each`] order.
+    #[inline]
+    pub(crate) fn position(&self, c: [i64; 3]) -> usize {
+        let nx = (self.max[0] - self.min[0] + 1) as usize;
+        let ny = (self.max[1] - self.min[1] + 1) as usize;
+        (c[0] - self.min[0]) as usize
+            + nx * ((c[1] - self.min[1]) as usize + ny * (c[2] - self.min[2]) as usize)
+    }
+
     #[inline]
     pub(crate) fn contains(&self, c: [i64; 3]) -> bool {
         (0..3).all(|a| self.min[a] <= c[a] && c[a] <= self.max[a])
@@ -112,18 +121,31 @@ impl CellKey {
 /// Only occupied cells exist: a cell whose list empties is unlinked and its index (with its list's
 /// allocation) reused, so memory is bounded by the peak number of occupied cells however far
 /// objects wander. Lookups are O(1) on average (the table doubles when cells outnumber buckets).
+/// A cell's key, chain link and up to [`INLINE_SLOTS`] slots share one 64-byte record, so a
+/// lookup that finds a sparsely filled cell touches two cache lines (bucket head and record);
+/// longer lists spill to a per-cell vector that keeps its allocation for reuse.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CellMap {
     heads: Vec<u32>,
-    keys: Vec<CellKey>,
-    next: Vec<u32>,
-    items: Vec<Vec<u32>>,
+    records: Vec<CellRecord>,
+    /// Lists longer than [`INLINE_SLOTS`], by cell index (empty otherwise).
+    spill: Vec<Vec<u32>>,
     free: Vec<u32>,
     occupied: usize,
 }
 
-/// Initial capacity of a cell's slot list.
-const LIST_CAPACITY: usize = 8;
+/// Slots stored in the cell record itself.
+const INLINE_SLOTS: usize = 6;
+
+/// One cell: key, bucket chain link and its slot list when short, in one cache line.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct CellRecord {
+    key: CellKey,
+    next: u32,
+    len: u32,
+    inline: [u32; INLINE_SLOTS],
+}
 
 /// `next` value marking a freed cell.
 const FREED: u32 = u32::MAX - 1;
@@ -146,10 +168,11 @@ impl CellMap {
         }
         let mut cell = self.heads[self.bucket(key)];
         while cell != NONE {
-            if self.keys[cell as usize] == *key {
+            let record = &self.records[cell as usize];
+            if record.key == *key {
                 return Some(cell as usize);
             }
-            cell = self.next[cell as usize];
+            cell = record.next;
         }
         None
     }
@@ -157,16 +180,41 @@ impl CellMap {
     /// The slots stored in cell `cell` (an index from [`CellMap::find`]).
     #[inline]
     pub(crate) fn items(&self, cell: usize) -> &[u32] {
-        &self.items[cell]
+        let record = &self.records[cell];
+        let len = record.len as usize;
+        if len <= INLINE_SLOTS {
+            &record.inline[..len]
+        } else {
+            &self.spill[cell]
+        }
     }
 
     /// Adds `slot` to the cell at `key`, creating the cell if needed.
     pub(crate) fn push(&mut self, key: CellKey, slot: u32) {
+        self.insert(key, slot);
+    }
+
+    /// [`CellMap::push`] that returns the cell's index, which stays valid while the cell holds
+    /// `slot` (for [`CellMap::remove_from`]).
+    pub(crate) fn insert(&mut self, key: CellKey, slot: u32) -> usize {
         let cell = match self.find(&key) {
             Some(cell) => cell,
             None => self.create(key),
         };
-        self.items[cell].push(slot);
+        let record = &mut self.records[cell];
+        let len = record.len as usize;
+        if len < INLINE_SLOTS {
+            record.inline[len] = slot;
+        } else {
+            let spill = &mut self.spill[cell];
+            if len == INLINE_SLOTS {
+                spill.clear();
+                spill.extend_from_slice(&record.inline);
+            }
+            spill.push(slot);
+        }
+        record.len += 1;
+        cell
     }
 
     /// Removes `slot` from the cell at `key`; frees the cell when it empties.
@@ -175,11 +223,35 @@ impl CellMap {
             debug_assert!(false, "slot {slot} not in cell {key:?}");
             return;
         };
-        let list = &mut self.items[cell];
-        if let Some(at) = list.iter().position(|&s| s == slot) {
-            list.swap_remove(at);
+        self.remove_from(cell, slot);
+    }
+
+    /// Removes `slot` from cell `cell` (an index from [`CellMap::insert`] of that slot, without
+    /// a hash lookup); frees the cell when it empties. The last slot takes the removed one's
+    /// place, as in `Vec::swap_remove`.
+    pub(crate) fn remove_from(&mut self, cell: usize, slot: u32) {
+        let record = &mut self.records[cell];
+        let len = record.len as usize;
+        if len <= INLINE_SLOTS {
+            let Some(at) = record.inline[..len].iter().position(|&s| s == slot) else {
+                debug_assert!(false, "slot {slot} not in cell {cell}");
+                return;
+            };
+            record.inline[at] = record.inline[len - 1];
+        } else {
+            let spill = &mut self.spill[cell];
+            let Some(at) = spill.iter().position(|&s| s == slot) else {
+                debug_assert!(false, "slot {slot} not in cell {cell}");
+                return;
+            };
+            spill.swap_remove(at);
+            if spill.len() == INLINE_SLOTS {
+                record.inline.copy_from_slice(spill);
+                spill.clear();
+            }
         }
-        if list.is_empty() {
+        record.len -= 1;
+        if record.len == 0 {
             self.release(cell);
         }
     }
@@ -188,39 +260,42 @@ impl CellMap {
         if self.occupied >= self.heads.len() {
             self.grow();
         }
+        let record = CellRecord {
+            key,
+            next: NONE,
+            len: 0,
+            inline: [0; INLINE_SLOTS],
+        };
         let cell = match self.free.pop() {
             Some(cell) => {
-                self.keys[cell as usize] = key;
+                self.records[cell as usize] = record;
                 cell as usize
             }
             None => {
-                self.keys.push(key);
-                self.next.push(NONE);
-                // Lists move between cells as cells are freed and reused; starting them at a
-                // typical occupancy keeps a reused list from growing in a later step.
-                self.items.push(Vec::with_capacity(LIST_CAPACITY));
-                self.keys.len() - 1
+                self.records.push(record);
+                self.spill.push(Vec::new());
+                self.records.len() - 1
             }
         };
         let bucket = self.bucket(&key);
-        self.next[cell] = self.heads[bucket];
+        self.records[cell].next = self.heads[bucket];
         self.heads[bucket] = cell as u32;
         self.occupied += 1;
         cell
     }
 
     fn release(&mut self, cell: usize) {
-        let bucket = self.bucket(&self.keys[cell]);
+        let bucket = self.bucket(&self.records[cell].key);
         let mut link = self.heads[bucket];
         if link == cell as u32 {
-            self.heads[bucket] = self.next[cell];
+            self.heads[bucket] = self.records[cell].next;
         } else {
-            while self.next[link as usize] != cell as u32 {
-                link = self.next[link as usize];
+            while self.records[link as usize].next != cell as u32 {
+                link = self.records[link as usize].next;
             }
-            self.next[link as usize] = self.next[cell];
+            self.records[link as usize].next = self.records[cell].next;
         }
-        self.next[cell] = FREED;
+        self.records[cell].next = FREED;
         self.free.push(cell as u32);
         self.occupied -= 1;
     }
@@ -229,12 +304,12 @@ impl CellMap {
         let buckets = (self.heads.len() * 2).max(64);
         self.heads.clear();
         self.heads.resize(buckets, NONE);
-        for cell in 0..self.keys.len() {
-            if self.next[cell] == FREED {
+        for cell in 0..self.records.len() {
+            if self.records[cell].next == FREED {
                 continue;
             }
-            let bucket = self.bucket(&self.keys[cell]);
-            self.next[cell] = self.heads[bucket];
+            let bucket = self.bucket(&self.records[cell].key);
+            self.records[cell].next = self.heads[bucket];
             self.heads[bucket] = cell as u32;
         }
     }
@@ -248,22 +323,27 @@ impl CellMap {
     /// Number of cell records ever allocated (occupied plus reusable).
     #[inline]
     pub(crate) fn allocated(&self) -> usize {
-        self.keys.len()
+        self.records.len()
     }
 
     /// Number of (cell, slot) entries over all cells.
     #[cfg(test)]
     pub(crate) fn entries(&self) -> usize {
-        self.items.iter().map(Vec::len).sum()
+        self.records
+            .iter()
+            .filter(|r| r.next != FREED)
+            .map(|r| r.len as usize)
+            .sum()
     }
 
     /// Removes every cell, keeping allocations.
     pub(crate) fn clear(&mut self) {
         self.heads.iter_mut().for_each(|h| *h = NONE);
         self.free.clear();
-        for cell in (0..self.keys.len()).rev() {
-            self.items[cell].clear();
-            self.next[cell] = FREED;
+        for cell in (0..self.records.len()).rev() {
+            self.records[cell].len = 0;
+            self.records[cell].next = FREED;
+            self.spill[cell].clear();
             self.free.push(cell as u32);
         }
         self.occupied = 0;
@@ -272,11 +352,10 @@ impl CellMap {
     /// Bytes held, lists included.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.heads.capacity() * 4
-            + self.keys.capacity() * std::mem::size_of::<CellKey>()
-            + self.next.capacity() * 4
+            + self.records.capacity() * std::mem::size_of::<CellRecord>()
             + self.free.capacity() * 4
-            + self.items.capacity() * std::mem::size_of::<Vec<u32>>()
-            + self.items.iter().map(|l| l.capacity() * 4).sum::<usize>()
+            + self.spill.capacity() * std::mem::size_of::<Vec<u32>>()
+            + self.spill.iter().map(|l| l.capacity() * 4).sum::<usize>()
     }
 }
 
@@ -361,5 +440,42 @@ mod tests {
                 coords: key(1200).coords
             })
             .is_none());
+    }
+
+    #[test]
+    fn lists_spill_past_the_inline_slots_and_come_back() {
+        let mut map = CellMap::default();
+        let key = CellKey {
+            level: -3,
+            coords: [1, 2, 3],
+        };
+        let other = CellKey {
+            level: -3,
+            coords: [1, 2, 4],
+        };
+        map.push(other, 99);
+        let mut model: Vec<u32> = Vec::new();
+        let mut cell = usize::MAX;
+        // Grow to 3 × the inline size and shrink back, removing from the middle, twice.
+        for round in 0..2 {
+            for slot in 0..(3 * INLINE_SLOTS as u32) {
+                cell = map.insert(key, slot + 100 * round);
+                model.push(slot + 100 * round);
+                assert_eq!(map.items(cell), &model[..], "after pushing {slot}");
+            }
+            while model.len() > round as usize {
+                let at = model.len() / 2;
+                let slot = model.swap_remove(at);
+                map.remove_from(cell, slot);
+                if !model.is_empty() {
+                    assert_eq!(map.items(cell), &model[..], "after removing {slot}");
+                }
+            }
+        }
+        assert_eq!(map.items(cell), &model[..]);
+        map.remove(key, model[0]);
+        assert!(map.find(&key).is_none());
+        assert_eq!(map.items(map.find(&other).unwrap()), &[99]);
+        assert_eq!((map.occupied(), map.entries()), (1, 1));
     }
 }

@@ -14,10 +14,16 @@ pub const HGRID_MIN_LEVEL: i32 = -20;
 /// The coarsest level; boxes with an edge above 2^127 (or infinite) go to the oversized list.
 pub const HGRID_MAX_LEVEL: i32 = 127;
 const LEVELS: usize = (HGRID_MAX_LEVEL - HGRID_MIN_LEVEL + 1) as usize;
-/// Default of [`HierarchicalGrid::set_scan_limit`]: levels with at most this many boxes are
-/// searched by testing all their boxes instead of hashing cells (a box test costs a few
-/// nanoseconds, a cell lookup tens).
+/// Default of [`HierarchicalGrid::set_scan_limit`]: levels with at most this many boxes (or at
+/// most 1/64 of all boxes) are sparse and searched together in one coarse grid instead of one
+/// hashed lookup per level (a box test costs a few nanoseconds, a cell lookup tens).
 pub const HGRID_DEFAULT_SCAN_LIMIT: usize = 32;
+/// A level is sparse when it holds at most this fraction (1 / value) of the boxes, or at most the
+/// scan limit.
+const SPARSE_SHARE: usize = 64;
+/// Sparse levels coarser than every larger sparse level, holding at most this many boxes, are
+/// tested box by box rather than put in the sparse grid.
+const SCAN_AT_MOST: usize = 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Placement {
@@ -34,14 +40,19 @@ enum Placement {
 /// Pairs are found at the coarser level of the two boxes: every box looks up the ≤ 8 cells its
 /// box overlaps on its own and every coarser occupied level, and a pair is reported only in the
 /// cell holding the minimum corner of the intersection (and, between two boxes of the same
-/// level, only by the smaller slot). Levels holding at most 32 boxes (see
-/// [`HierarchicalGrid::set_scan_limit`]) are not hashed: their boxes
-/// are tested directly, which keeps the few large boxes of a wide size spread cheap. The cost per box is O(occupied levels ≥ its level × cell
-/// occupancy), independent of the spread of sizes, where a uniform grid either stores big boxes
-/// in many cells or puts many small boxes in one cell.
+/// level, only by the smaller slot). Only occupied levels are visited, and the few large boxes
+/// of a wide size spread do not cost a hashed lookup per level: at each update, going from the
+/// coarsest level down, levels holding at most max(scan limit, 1/64 of the boxes) boxes (up to
+/// twice that in all) are *sparse* (scan limit 32 by default, see
+/// [`HierarchicalGrid::set_scan_limit`]). Their boxes are put together in one small grid at the
+/// coarsest sparse level, so a finer box finds all of them with one lookup of (usually) one
+/// cell; sparse levels of at most 4 boxes above that grid (outliers) are tested box by box, so
+/// that one huge box does not make the grid's cells huge. The cost per box is
+/// O((dense levels ≥ its level + 1) × cell occupancy), where a uniform grid either stores big
+/// boxes in many cells or puts many small boxes in one cell.
 ///
 /// Updates re-place only moved boxes (touching only cells entered or left when the level is
-/// unchanged) and then recompute the pairs with the search above (full-recompute style:
+/// unchanged; each box keeps the indices of its cells, so leaving one needs no hash lookup) and then recompute the pairs with the search above (full-recompute style:
 /// moved boxes must also be found by smaller boxes on finer levels, which would otherwise need a
 /// search of many fine cells). Box queries walk the query's cells on every occupied level; ray
 /// casts use the provided linear scan.
@@ -74,11 +85,35 @@ pub struct HierarchicalGrid {
     placement: Vec<Placement>,
     levels: Vec<i32>,
     ranges: Vec<CellRange>,
+    /// The indices of the ≤ 8 cells of `ranges` in the cell map, in `CellRange::for_each`
+    /// order, so that leaving a cell needs no hash lookup.
+    cell_ids: Vec<[u32; 8]>,
     /// Position in the oversized list or in the level's member list.
     oversized_position: Vec<u32>,
     is_moved: Vec<bool>,
     oversized: Vec<u32>,
     moved: Vec<u32>,
+    /// The boxes of the sparse levels, rebuilt at each update (see [`SparseEntry`]).
+    sparse: Vec<SparseEntry>,
+    /// The sparse boxes in the cells of `sparse_level` they overlap; items index `sparse`.
+    sparse_cells: CellMap,
+    /// The coarsest sparse-grid level, whose cells hold every sparse box in at most 8 cells.
+    sparse_level: Option<i32>,
+    /// Levels stored in the sparse grid, as of the last update (scratch).
+    sparse_levels_scratch: Vec<i32>,
+    /// Occupied levels searched by hashing their cells, finest first, as of the last update.
+    dense_levels: Vec<i32>,
+    /// Sparse levels coarser than the sparse grid, searched by testing their boxes.
+    scanned_levels: Vec<i32>,
+}
+
+/// A box of a sparse level, as stored in the merged sparse grid.
+#[derive(Debug, Clone, Copy)]
+struct SparseEntry {
+    slot: u32,
+    level: i32,
+    /// Its cells at the sparse grid's level.
+    range: CellRange,
 }
 
 impl Default for HierarchicalGrid {
@@ -123,15 +158,23 @@ impl HierarchicalGrid {
             placement: Vec::new(),
             levels: Vec::new(),
             ranges: Vec::new(),
+            cell_ids: Vec::new(),
             oversized_position: Vec::new(),
             is_moved: Vec::new(),
             oversized: Vec::new(),
             moved: Vec::new(),
+            sparse: Vec::new(),
+            sparse_cells: CellMap::default(),
+            sparse_level: None,
+            sparse_levels_scratch: Vec::with_capacity(LEVELS),
+            dense_levels: Vec::with_capacity(LEVELS),
+            scanned_levels: Vec::with_capacity(LEVELS),
         }
     }
 
-    /// Levels with at most `limit` boxes are searched by testing each of their boxes rather than
-    /// by hashing cells (0: always hash). Default [`HGRID_DEFAULT_SCAN_LIMIT`].
+    /// Levels with at most `limit` boxes are sparse: instead of a hashed lookup per level, the
+    /// boxes of all sparse levels are searched together in one grid at the coarsest sparse
+    /// level (0: no sparse levels). Default [`HGRID_DEFAULT_SCAN_LIMIT`].
     pub fn set_scan_limit(&mut self, limit: usize) {
         self.scan_limit = limit;
     }
@@ -185,6 +228,7 @@ impl HierarchicalGrid {
             self.placement.resize(n, Placement::None);
             self.levels.resize(n, 0);
             self.ranges.resize(n, CellRange::default());
+            self.cell_ids.resize(n, [0; 8]);
             self.oversized_position.resize(n, 0);
             self.is_moved.resize(n, false);
         }
@@ -206,8 +250,12 @@ impl HierarchicalGrid {
                 let members = &mut self.members[Self::level_index(level)];
                 self.oversized_position[slot] = members.len() as u32;
                 members.push(slot as u32);
-                let cells = &mut self.cells;
-                range.for_each(|coords| cells.push(CellKey { level, coords }, slot as u32));
+                let (cells, ids) = (&mut self.cells, &mut self.cell_ids[slot]);
+                let mut at = 0;
+                range.for_each(|coords| {
+                    ids[at] = cells.insert(CellKey { level, coords }, slot as u32) as u32;
+                    at += 1;
+                });
             }
         }
     }
@@ -224,8 +272,10 @@ impl HierarchicalGrid {
                     self.oversized_position[other as usize] = at as u32;
                 }
                 let cells = &mut self.cells;
-                self.ranges[slot]
-                    .for_each(|coords| cells.remove(CellKey { level, coords }, slot as u32));
+                let count = self.ranges[slot].cell_count() as usize;
+                for &cell in &self.cell_ids[slot][..count] {
+                    cells.remove_from(cell as usize, slot as u32);
+                }
             }
             Placement::Oversized => {
                 let at = self.oversized_position[slot] as usize;
@@ -251,44 +301,94 @@ impl HierarchicalGrid {
         if old == new {
             return;
         }
-        let cells = &mut self.cells;
+        let (cells, ids) = (&mut self.cells, &mut self.cell_ids[slot]);
+        let old_ids = *ids;
+        let mut at = 0;
         old.for_each(|coords| {
             if !new.contains(coords) {
-                cells.remove(CellKey { level, coords }, slot as u32);
+                cells.remove_from(old_ids[at] as usize, slot as u32);
             }
+            at += 1;
         });
+        at = 0;
         new.for_each(|coords| {
-            if !old.contains(coords) {
-                cells.push(CellKey { level, coords }, slot as u32);
-            }
+            ids[at] = if old.contains(coords) {
+                old_ids[old.position(coords)]
+            } else {
+                cells.insert(CellKey { level, coords }, slot as u32) as u32
+            };
+            at += 1;
         });
         self.ranges[slot] = new;
     }
 
+    /// Sorts the occupied levels into dense (hashed one by one), scanned and sparse-grid levels
+    /// and rebuilds the sparse grid, after the occupied levels.
+    fn build_sparse_grid(&mut self) {
+        self.dense_levels.clear();
+        self.scanned_levels.clear();
+        self.sparse.clear();
+        self.sparse_cells.clear();
+        self.sparse_level = None;
+        let limit = if self.scan_limit == 0 {
+            0
+        } else {
+            let in_cells: usize = self
+                .occupied
+                .iter()
+                .map(|&level| self.members[Self::level_index(level)].len())
+                .sum();
+            self.scan_limit.max(in_cells / SPARSE_SHARE)
+        };
+        // Coarsest first: the few large boxes of a wide spread become sparse, up to 2 × limit
+        // boxes in all.
+        let mut budget = 2 * limit;
+        for k in (0..self.occupied.len()).rev() {
+            let level = self.occupied[k];
+            let count = self.members[Self::level_index(level)].len();
+            if count > limit || count > budget {
+                self.dense_levels.push(level);
+                continue;
+            }
+            budget -= count;
+            if self.sparse_level.is_none() && count <= SCAN_AT_MOST {
+                // Coarser than every sparse-grid level: testing its boxes keeps the grid's
+                // cells from growing to the size of one outlier.
+                self.scanned_levels.push(level);
+            } else {
+                self.sparse_level.get_or_insert(level);
+                self.sparse_levels_scratch.push(level);
+            }
+        }
+        self.dense_levels.reverse();
+        self.scanned_levels.reverse();
+        let Some(top) = self.sparse_level else {
+            return;
+        };
+        let inv_cell = self.inv_cell[Self::level_index(top)];
+        for k in 0..self.sparse_levels_scratch.len() {
+            let level = self.sparse_levels_scratch[k];
+            for &slot in &self.members[Self::level_index(level)] {
+                let aabb = self.proxies.aabb(slot as usize);
+                let range = CellRange::of(aabb.min(), aabb.max(), inv_cell);
+                let index = self.sparse.len() as u32;
+                self.sparse.push(SparseEntry { slot, level, range });
+                let cells = &mut self.sparse_cells;
+                range.for_each(|coords| cells.push(CellKey { level: top, coords }, index));
+            }
+        }
+        self.sparse_levels_scratch.clear();
+    }
+
     /// Marks the pairs `slot` reports: with boxes of its level (larger slots only) and of every
-    /// coarser level, each in the cell of the intersection's minimum corner.
+    /// coarser level, each in the cell of the intersection's minimum corner. Dense levels are
+    /// looked up level by level, the sparse ones all at once in the sparse grid.
     fn mark_pairs_of(&mut self, slot: usize) {
         let proxies = &self.proxies;
         let aabb = proxies.aabb(slot);
         let own = self.levels[slot];
-        for &level in &self.occupied {
-            if level < own {
-                continue;
-            }
-            let members = &self.members[Self::level_index(level)];
-            if members.len() <= self.scan_limit {
-                // A sparse level: testing its few boxes beats hashing up to 8 cells.
-                for &other in members {
-                    let other = other as usize;
-                    if (level != own || other > slot)
-                        && aabb.overlaps(proxies.aabb(other))
-                        && proxies.can_pair(slot, other)
-                    {
-                        self.pairs.mark(slot as u32, other as u32);
-                    }
-                }
-                continue;
-            }
+        let first = self.dense_levels.partition_point(|&level| level < own);
+        for &level in &self.dense_levels[first..] {
             let range = if level == own {
                 self.ranges[slot]
             } else {
@@ -313,6 +413,43 @@ impl HierarchicalGrid {
                 }
             });
         }
+        let first = self.scanned_levels.partition_point(|&level| level < own);
+        for &level in &self.scanned_levels[first..] {
+            for &other in &self.members[Self::level_index(level)] {
+                let other = other as usize;
+                if (level != own || other > slot)
+                    && aabb.overlaps(proxies.aabb(other))
+                    && proxies.can_pair(slot, other)
+                {
+                    self.pairs.mark(slot as u32, other as u32);
+                }
+            }
+        }
+        // Sparse-grid levels are all at or below the grid's level, where a box of level
+        // `own <= top` overlaps at most 8 cells.
+        let Some(top) = self.sparse_level.filter(|&top| top >= own) else {
+            return;
+        };
+        let range = self.range_at(aabb, top);
+        let (cells, pairs, sparse) = (&self.sparse_cells, &mut self.pairs, &self.sparse);
+        range.for_each(|coords| {
+            let Some(cell) = cells.find(&CellKey { level: top, coords }) else {
+                return;
+            };
+            for &index in cells.items(cell) {
+                let entry = &sparse[index as usize];
+                let other = entry.slot as usize;
+                if entry.level < own || (entry.level == own && other <= slot) {
+                    continue;
+                }
+                if range.corner_cell(&entry.range) == coords
+                    && aabb.overlaps(proxies.aabb(other))
+                    && proxies.can_pair(slot, other)
+                {
+                    pairs.mark(slot as u32, other as u32);
+                }
+            }
+        });
     }
 }
 
@@ -363,6 +500,7 @@ impl BroadPhase for HierarchicalGrid {
                 self.occupied.push(index as i32 + HGRID_MIN_LEVEL);
             }
         }
+        self.build_sparse_grid();
 
         self.pairs.begin_full();
         for slot in 0..self.placement.len() {
@@ -398,6 +536,11 @@ impl BroadPhase for HierarchicalGrid {
         self.oversized.clear();
         self.moved.clear();
         self.occupied.clear();
+        self.sparse.clear();
+        self.sparse_cells.clear();
+        self.sparse_level = None;
+        self.dense_levels.clear();
+        self.scanned_levels.clear();
         self.members.iter_mut().for_each(Vec::clear);
         self.placement.iter_mut().for_each(|p| *p = Placement::None);
         self.is_moved.iter_mut().for_each(|m| *m = false);
@@ -425,9 +568,16 @@ impl BroadPhase for HierarchicalGrid {
             + self.placement.capacity()
             + self.levels.capacity() * 4
             + self.ranges.capacity() * std::mem::size_of::<CellRange>()
+            + self.cell_ids.capacity() * 32
             + self.oversized_position.capacity() * 4
             + self.is_moved.capacity()
             + (self.oversized.capacity() + self.moved.capacity()) * 4
+            + self.sparse.capacity() * std::mem::size_of::<SparseEntry>()
+            + self.sparse_cells.memory_bytes()
+            + (self.sparse_levels_scratch.capacity()
+                + self.dense_levels.capacity()
+                + self.scanned_levels.capacity())
+                * 4
     }
 
     fn query_aabb_with(
@@ -722,9 +872,9 @@ mod tests {
     }
 
     #[test]
-    fn hashed_and_scanned_levels_match_the_model() {
+    fn hashed_scanned_and_sparse_grid_levels_match_the_model() {
         use crate::verify::{Scenario, Verifier, VerifyConfig};
-        for scan_limit in [0, 4] {
+        for scan_limit in [0, 4, 16, 1000] {
             for scenario in Scenario::ALL {
                 let mut hgrid = HierarchicalGrid::new();
                 hgrid.set_scan_limit(scan_limit);
@@ -742,5 +892,85 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// All pairs by brute force, as sorted slot pairs.
+    fn brute_pairs(bp: &HierarchicalGrid) -> Vec<(u32, u32)> {
+        let proxies = bp.proxies();
+        let live: Vec<usize> = proxies.live_slots().collect();
+        let mut pairs = Vec::new();
+        for (k, &a) in live.iter().enumerate() {
+            for &b in &live[k + 1..] {
+                if proxies.is_pair(a, b) {
+                    pairs.push((a.min(b) as u32, a.max(b) as u32));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs
+    }
+
+    #[test]
+    fn levels_cross_the_sparse_thresholds_both_ways() {
+        use crate::verify::SplitMix64;
+        let mut rng = SplitMix64::new(11);
+        let mut hgrid = HierarchicalGrid::new();
+        hgrid.set_scan_limit(8);
+        let all = CollisionFilter::ALL;
+        let small = |c: glam::Vec3, e: f32| Aabb::new(c, c + glam::Vec3::splat(e)).unwrap();
+        // 40 boxes of edge 0.2 (level -2) in a cube of side 4.
+        let ids: Vec<_> = (0..40)
+            .map(|_| {
+                let c = glam::Vec3::new(rng.range(0.0, 4.0), rng.range(0.0, 4.0), 0.0);
+                hgrid
+                    .insert(small(c, 0.2), ProxyKind::Dynamic, all)
+                    .unwrap()
+            })
+            .collect();
+        let mut events = PairEvents::new();
+        let mut seen = (false, false, false);
+        // Grow k boxes to edge 1.5 (level 1), then shrink them back: level 1 goes scanned
+        // (1..=4 boxes, the coarsest sparse level) → sparse grid (5..=8, the scan limit) →
+        // dense (9..=12) and back; level 0 (edge 0.7, 3 boxes) is in the sparse grid below
+        // level 1 or scanned; level -2 (edge 0.2) stays dense.
+        let schedule: Vec<usize> = (0..=12).chain((0..12).rev()).collect();
+        for (step, &k) in schedule.iter().enumerate() {
+            for (i, &id) in ids.iter().enumerate() {
+                let edge = if i < k {
+                    1.5
+                } else if i >= 37 {
+                    0.7
+                } else {
+                    0.2
+                };
+                let c = hgrid.aabb(id).unwrap().min()
+                    + glam::Vec3::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3), 0.0);
+                hgrid.set_aabb(id, small(c, edge)).unwrap();
+            }
+            hgrid.update(&mut events);
+            hgrid.validate();
+            assert_eq!(
+                sorted_pairs(&hgrid),
+                brute_pairs(&hgrid),
+                "step {step}, k {k}"
+            );
+            let level_one = (
+                hgrid.scanned_levels.contains(&1),
+                hgrid.sparse_level == Some(1),
+                hgrid.dense_levels.contains(&1),
+            );
+            assert_eq!(
+                [level_one.0, level_one.1, level_one.2]
+                    .iter()
+                    .filter(|&&b| b)
+                    .count(),
+                usize::from(k > 0),
+                "level 1 in exactly one class at k {k}"
+            );
+            seen.0 |= level_one.0;
+            seen.1 |= level_one.1;
+            seen.2 |= level_one.2;
+        }
+        assert_eq!(seen, (true, true, true), "every path for level 1 was taken");
     }
 }

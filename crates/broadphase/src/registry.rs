@@ -33,8 +33,9 @@ pub struct AlgorithmOptions {
     /// `grid`: most cells one box may cover before it goes to the oversized list; `None`
     /// (default) means [`crate::DEFAULT_MAX_CELLS_PER_BOX`] (64).
     pub grid_max_cells_per_box: Option<usize>,
-    /// `hgrid`: levels with at most this many boxes are tested box by box instead of hashed
-    /// (0: always hash); `None` (default) means [`crate::HGRID_DEFAULT_SCAN_LIMIT`] (32).
+    /// `hgrid`: levels with at most this many boxes (or 1/64 of all) are sparse, searched
+    /// together in one coarse grid (0: always hash each level); `None` (default) means
+    /// [`crate::HGRID_DEFAULT_SCAN_LIMIT`] (32).
     pub hgrid_scan_limit: Option<usize>,
     /// `octree`: depth limit (root = 0, at most 30); `None` (default) means
     /// [`crate::OCTREE_DEFAULT_MAX_DEPTH`] (8).
