@@ -239,11 +239,8 @@ pub struct Adaptive {
     /// Per algorithm: full rounds it sits out, and how many it sits out next time, after
     /// a trial far slower than the round's best (tried again later, less and less often).
     benched: Vec<(&'static str, u32, u32)>,
-    /// The step at which the last round ended, and the seconds its trials took.
+    /// The step at which the last round ended.
     last_round: u64,
-    last_round_seconds: f64,
-    /// Seconds spent in the trials of the round under way.
-    round_seconds: f64,
     /// The proxies of the round under way.
     sample: TrialSample,
     /// The last switch, until the new algorithm's running cost is known.
@@ -389,8 +386,6 @@ impl Adaptive {
             corrections: Vec::new(),
             benched: Vec::new(),
             last_round: 0,
-            last_round_seconds: 0.0,
-            round_seconds: 0.0,
             sample: TrialSample::empty(),
             probation: None,
             options,
@@ -734,12 +729,7 @@ impl Adaptive {
         if last {
             self.finish_round();
         }
-        let seconds = start.elapsed().as_secs_f64();
-        self.trial_seconds += seconds;
-        self.round_seconds += seconds;
-        if last {
-            self.last_round_seconds = std::mem::take(&mut self.round_seconds);
-        }
+        self.trial_seconds += start.elapsed().as_secs_f64();
     }
 
     fn finish_round(&mut self) {
@@ -974,12 +964,12 @@ impl BroadPhase for Adaptive {
         if !self.pending.is_empty() {
             self.continue_round();
         } else if self.candidates.len() > 1 {
-            // A changed scene may have one round on credit, to react at once: the budget
-            // must cover the rounds before the last.
+            // A changed scene starts a round at once if the budget covers every round so
+            // far: the new one is the only overdraft. (In a growing scene the statistics
+            // change every few steps, while a round costs many of its early, cheap steps.)
             let changed = self.stats.differs_from(&self.stats_at_trial)
                 && self.step >= self.last_round + self.options.min_trial_interval
-                && (self.trial_seconds - self.last_round_seconds
-                    <= self.options.trial_budget * self.step_seconds
+                && (self.trial_seconds <= self.options.trial_budget * self.step_seconds
                     || self.options.policy == SwitchPolicy::RoundRobin);
             if self.step >= self.next_trial || changed {
                 // Its trials start next step, once the moves of its sample are logged.
@@ -1012,7 +1002,6 @@ impl BroadPhase for Adaptive {
         self.active_trial = None;
         self.benched.clear();
         self.probation = None;
-        self.round_seconds = 0.0;
     }
 
     fn proxies(&self) -> &ProxyTable {
