@@ -234,16 +234,24 @@ impl HierarchicalGrid {
         }
     }
 
+    /// The level and cells of a box, or `None` for the oversized list: boxes too large for
+    /// every level, and boxes whose range at their level exceeds the 2 x 2 x 2 cells a box
+    /// no larger than a cell can touch (rounding at extreme coordinates can widen a range).
+    fn cells_for(&self, aabb: &Aabb) -> Option<(i32, CellRange)> {
+        let level = level_of(aabb.extents().max_element())?;
+        let range = self.range_at(aabb, level);
+        (range.cell_count() <= 8).then_some((level, range))
+    }
+
     fn place(&mut self, slot: usize) {
         let aabb = *self.proxies.aabb(slot);
-        match level_of(aabb.extents().max_element()) {
+        match self.cells_for(&aabb) {
             None => {
                 self.placement[slot] = Placement::Oversized;
                 self.oversized_position[slot] = self.oversized.len() as u32;
                 self.oversized.push(slot as u32);
             }
-            Some(level) => {
-                let range = self.range_at(&aabb, level);
+            Some((level, range)) => {
                 self.placement[slot] = Placement::Cells;
                 self.levels[slot] = level;
                 self.ranges[slot] = range;
@@ -290,14 +298,15 @@ impl HierarchicalGrid {
 
     fn replace(&mut self, slot: usize) {
         let aabb = *self.proxies.aabb(slot);
-        let level = level_of(aabb.extents().max_element());
-        if self.placement[slot] != Placement::Cells || level != Some(self.levels[slot]) {
+        let target = self.cells_for(&aabb);
+        let Some((level, new)) = target.filter(|&(level, _)| {
+            self.placement[slot] == Placement::Cells && level == self.levels[slot]
+        }) else {
             self.unplace(slot);
             self.place(slot);
             return;
-        }
-        let level = self.levels[slot];
-        let (old, new) = (self.ranges[slot], self.range_at(&aabb, level));
+        };
+        let old = self.ranges[slot];
         if old == new {
             return;
         }
@@ -706,6 +715,66 @@ mod tests {
         let mut pairs: Vec<_> = bp.pair_set().iter().collect();
         pairs.sort_unstable();
         pairs
+    }
+
+    #[test]
+    fn a_range_widened_by_rounding_goes_to_the_oversized_list() {
+        // max - min rounds to exactly 1 in f32, so the box is on the level of cell 1, yet it
+        // spans cells -1..=1 on x and y: 9 cells where a box of its level touches at most 8
+        // (found by fuzzing: it overflowed the per-box cell list).
+        let mut grid = HierarchicalGrid::new();
+        let dynamic = ProxyKind::Dynamic;
+        let all = CollisionFilter::ALL;
+        let wide = grid
+            .insert(boxed([-1e-40, -1e-40, 0.0], [1.0, 1.0, 0.5]), dynamic, all)
+            .unwrap();
+        let inside = grid
+            .insert(boxed([0.9, 0.9, 0.1], [1.5, 1.5, 0.2]), dynamic, all)
+            .unwrap();
+        let corner = grid
+            .insert(
+                boxed([-1.0, -1.0, 0.0], [-1e-40, -1e-40, 0.0]),
+                dynamic,
+                all,
+            )
+            .unwrap();
+        let apart = grid
+            .insert(
+                boxed([-2.0, -2.0, 0.0], [-1e-39, -1e-39, 0.5]),
+                dynamic,
+                all,
+            )
+            .unwrap();
+        let mut events = PairEvents::new();
+        grid.update(&mut events);
+        grid.validate();
+        let slot = |id: ProxyId| id.index();
+        let expected = |pairs: &[(ProxyId, ProxyId)]| -> Vec<(u32, u32)> {
+            let mut v: Vec<_> = pairs
+                .iter()
+                .map(|&(a, b)| (slot(a).min(slot(b)), slot(a).max(slot(b))))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(
+            sorted_pairs(&grid),
+            expected(&[(wide, inside), (wide, corner), (corner, apart)])
+        );
+        // Moving between the cells of its level and the oversized list, both ways.
+        grid.set_aabb(wide, boxed([0.25, 0.25, 0.0], [0.75, 0.75, 0.5]))
+            .unwrap();
+        grid.update(&mut events);
+        grid.validate();
+        assert_eq!(sorted_pairs(&grid), expected(&[(corner, apart)]));
+        grid.set_aabb(wide, boxed([-1e-40, -1e-40, 0.0], [1.0, 1.0, 0.5]))
+            .unwrap();
+        grid.update(&mut events);
+        grid.validate();
+        assert_eq!(
+            sorted_pairs(&grid),
+            expected(&[(wide, inside), (wide, corner), (corner, apart)])
+        );
     }
 
     #[test]
