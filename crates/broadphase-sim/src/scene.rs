@@ -512,6 +512,10 @@ const INTEGER_FIELDS: &[&str] = &[
 impl Scene {
     /// Parses and validates a TOML scene. `source` names the file in errors.
     pub fn from_toml_str(text: &str, source: &str) -> Result<Self, SceneError> {
+        // As TOML first: deserializing straight into the scene lets through what TOML itself
+        // rejects, such as an integer beyond 64 bits read into a float field (found by fuzzing:
+        // the builder, which keeps the table, refused the same text).
+        toml::from_str::<toml::Table>(text).map_err(|e| toml_error(&e, source, text))?;
         let mut scene: Scene = toml::from_str(text).map_err(|e| toml_error(&e, source, text))?;
         scene
             .validate()
@@ -904,6 +908,15 @@ mod tests {
             10
         );
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_are_rejected_by_both_routes() {
+        let text = "size_beta = 17777777777777777770\n";
+        let direct = Scene::from_toml_str(text, "t.toml").unwrap_err();
+        let built = SceneBuilder::from_toml_str(text, "t.toml").unwrap_err();
+        assert_eq!(direct.to_string(), built.to_string());
+        assert!(direct.to_string().starts_with("t.toml:1:"), "{direct}");
     }
 
     #[test]
