@@ -268,7 +268,8 @@ impl DynamicTreeBroadPhase {
             }
             let aabb = *self.proxies.aabb(slot as usize);
             let (fat, largest) = self.leaf_boxes(&aabb, aabb.center() - self.moved_from[k]);
-            if self.leaves.fat_aabb(slot).is_none() {
+            // Only while a tree is empty (steady state skips the lookup).
+            if (bulk_dynamic || bulk_static) && self.leaves.fat_aabb(slot).is_none() {
                 let tree = match self.proxies.kind(slot as usize) {
                     ProxyKind::Dynamic if bulk_dynamic => Some(0),
                     ProxyKind::Static if bulk_static => Some(1),

@@ -723,28 +723,14 @@ mod tests {
         // spans cells -1..=1 on x and y: 9 cells where a box of its level touches at most 8
         // (found by fuzzing: it overflowed the per-box cell list).
         let mut grid = HierarchicalGrid::new();
-        let dynamic = ProxyKind::Dynamic;
-        let all = CollisionFilter::ALL;
-        let wide = grid
-            .insert(boxed([-1e-40, -1e-40, 0.0], [1.0, 1.0, 0.5]), dynamic, all)
-            .unwrap();
-        let inside = grid
-            .insert(boxed([0.9, 0.9, 0.1], [1.5, 1.5, 0.2]), dynamic, all)
-            .unwrap();
-        let corner = grid
-            .insert(
-                boxed([-1.0, -1.0, 0.0], [-1e-40, -1e-40, 0.0]),
-                dynamic,
-                all,
-            )
-            .unwrap();
-        let apart = grid
-            .insert(
-                boxed([-2.0, -2.0, 0.0], [-1e-39, -1e-39, 0.5]),
-                dynamic,
-                all,
-            )
-            .unwrap();
+        let mut add = |min: [f32; 3], max: [f32; 3]| {
+            grid.insert(boxed(min, max), ProxyKind::Dynamic, CollisionFilter::ALL)
+                .unwrap()
+        };
+        let wide = add([-1e-40, -1e-40, 0.0], [1.0, 1.0, 0.5]);
+        let inside = add([0.9, 0.9, 0.1], [1.5, 1.5, 0.2]);
+        let corner = add([-1.0, -1.0, 0.0], [-1e-40, -1e-40, 0.0]);
+        let apart = add([-2.0, -2.0, 0.0], [-1e-39, -1e-39, 0.5]);
         let mut events = PairEvents::new();
         grid.update(&mut events);
         grid.validate();
