@@ -38,28 +38,55 @@ struct Grid {
 }
 
 impl Grid {
-    /// Monotone in `y` for every finite `y >= low_y`, which is all the dedup rule needs.
+    /// The inclusive cell ranges a box touches, packed as `y0 | y1 << 16 | z0 << 32 | z1 << 48`
+    /// (at most 4096 cells per axis). Each bound is `trunc(min((v - low) * inverse, cells - 1))`:
+    /// monotone in `v` for every finite `v >= low` (an overflowed `+inf` product lands in the
+    /// last cell), which is all the dedup rule needs.
     #[inline]
-    fn cell_y(&self, y: f32) -> u32 {
-        // `as` saturates: an overflowed `+inf` product lands in the last cell.
-        (((y - self.low_y) * self.inv_cell_y) as u32).min(self.cells_y - 1)
-    }
-
-    #[inline]
-    fn cell_z(&self, z: f32) -> u32 {
-        (((z - self.low_z) * self.inv_cell_z) as u32).min(self.cells_z - 1)
-    }
-
-    /// The inclusive cell ranges `(y0, y1, z0, z1)` a box touches.
-    #[inline]
-    fn cells_of(&self, aabb: &Aabb) -> (u32, u32, u32, u32) {
+    fn cell_range(&self, aabb: &Aabb) -> u64 {
         let (min, max) = (aabb.min(), aabb.max());
-        (
-            self.cell_y(min.y),
-            self.cell_y(max.y),
-            self.cell_z(min.z),
-            self.cell_z(max.z),
-        )
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            // SAFETY: these SSE2 intrinsics only compute on registers (no memory access), and
+            // SSE2 is part of the x86_64 baseline, so every x86_64 CPU has them.
+            unsafe {
+                let values = _mm_setr_ps(min.y, max.y, min.z, max.z);
+                let low = _mm_setr_ps(self.low_y, self.low_y, self.low_z, self.low_z);
+                let inverse = _mm_setr_ps(
+                    self.inv_cell_y,
+                    self.inv_cell_y,
+                    self.inv_cell_z,
+                    self.inv_cell_z,
+                );
+                let (last_y, last_z) = ((self.cells_y - 1) as f32, (self.cells_z - 1) as f32);
+                let last = _mm_setr_ps(last_y, last_y, last_z, last_z);
+                // `_mm_min_ps` returns its second operand when the first is NaN; no input is.
+                let cells = _mm_cvttps_epi32(_mm_min_ps(
+                    _mm_mul_ps(_mm_sub_ps(values, low), inverse),
+                    last,
+                ));
+                // Values are in 0..4096: the signed 16-bit pack keeps them.
+                _mm_cvtsi128_si64(_mm_packs_epi32(cells, cells)) as u64
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.cell_range_scalar(min.y, max.y, min.z, max.z)
+        }
+    }
+
+    /// [`Grid::cell_range`] one bound at a time (the reference the vector path is tested
+    /// against, and the path on other architectures).
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    fn cell_range_scalar(&self, min_y: f32, max_y: f32, min_z: f32, max_z: f32) -> u64 {
+        let cell = |v: f32, low: f32, inverse: f32, cells: u32| -> u64 {
+            ((v - low) * inverse).min((cells - 1) as f32) as u64
+        };
+        cell(min_y, self.low_y, self.inv_cell_y, self.cells_y)
+            | cell(max_y, self.low_y, self.inv_cell_y, self.cells_y) << 16
+            | cell(min_z, self.low_z, self.inv_cell_z, self.cells_z) << 32
+            | cell(max_z, self.low_z, self.inv_cell_z, self.cells_z) << 48
     }
 
     fn cell_count(&self) -> usize {
@@ -148,22 +175,34 @@ pub(super) fn gather<const N: usize>(
     } else {
         None
     };
-    // Count the entries of each cell; coarsen while boxes are copied too often.
+    // Count the entries of each cell; coarsen while boxes are copied too often. Each box's
+    // cell range is kept (by index), so the scatter below reads 8 bytes instead of redoing
+    // four float-to-cell conversions.
     while let Some(g) = grid {
         let counts = &mut scratch.cell_cursor;
         counts.clear();
         counts.resize(g.cell_count(), 0);
+        let ranges = &mut scratch.cell_ranges;
+        ranges.clear();
         let mut copies = 0usize;
         for &(boxes, _) in &sources {
             for aabb in boxes {
-                let (y0, y1, z0, z1) = g.cells_of(aabb);
+                let range = g.cell_range(aabb);
+                ranges.push(range);
+                let (y0, y1, z0, z1) = unpack(range);
+                if y0 == y1 && z0 == z1 {
+                    // Most boxes lie in one cell.
+                    counts[y0 * g.cells_z as usize + z0] += 1;
+                    copies += 1;
+                    continue;
+                }
                 for y in y0..=y1 {
-                    let row = (y * g.cells_z) as usize;
-                    for count in &mut counts[row + z0 as usize..=row + z1 as usize] {
+                    let row = y * g.cells_z as usize;
+                    for count in &mut counts[row + z0..=row + z1] {
                         *count += 1;
                     }
                 }
-                copies += ((y1 - y0 + 1) * (z1 - z0 + 1)) as usize;
+                copies += (y1 - y0 + 1) * (z1 - z0 + 1);
             }
         }
         if copies <= MAX_COPIES_PER_BOX * n {
@@ -184,33 +223,23 @@ pub(super) fn gather<const N: usize>(
         position += count + PADDING;
     }
     let len = position;
-    // Entries are scattered to their cells as whole records (two per cache line, one open
-    // line per cell), then transposed to the arrays in one sequential pass: scattering into
-    // eight arrays directly would keep eight open lines per cell, far more than the caches
-    // hold when there are thousands of cells.
+    let cells_z = grid.cells_z as usize;
+    // Entries are scattered to their cells as whole records (two per cache line, one
+    // open line per cell), then transposed to the arrays in one sequential pass:
+    // scattering into eight arrays would keep eight open lines per cell, far more than
+    // the caches hold when there are thousands of cells.
     let staging = &mut scratch.staging;
-    // Every position is written below (entries, then sentinels): no clearing pass.
+    // Every position is written (entries, then sentinels): no clearing pass.
     staging.resize(len, Entry::SENTINEL);
     staging.truncate(len);
-    let keys = &scratch.keys;
-    for (k, &key) in keys.iter().enumerate() {
-        // Boxes are read in sorted order, which is random in memory: ask for later ones early.
-        if let Some(&ahead) = keys.get(k + PREFETCH_DISTANCE) {
-            prefetch(locate(&sources, ahead as u32).0);
-        }
-        let index = key as u32;
-        let (aabb, tag) = locate(&sources, index);
-        let (y0, y1, z0, z1) = grid.cells_of(aabb);
-        for y in y0..=y1 {
-            let row = (y * grid.cells_z) as usize;
-            let y_code = tag | (y != y0) as u32;
-            for z in z0..=z1 {
-                let cursor = &mut scratch.cell_cursor[row + z as usize];
-                staging[*cursor] = Entry::new(aabb, y_code | ((z != z0) as u32) << 1, index);
-                *cursor += 1;
-            }
-        }
-    }
+    scatter(
+        staging,
+        &scratch.keys,
+        &sources,
+        &scratch.cell_ranges,
+        &mut scratch.cell_cursor,
+        cells_z,
+    );
     // Each cursor now stands at the end of its cell's entries: the sentinels go there.
     for &end in &scratch.cell_cursor {
         staging[end..end + PADDING].fill(Entry::SENTINEL);
@@ -218,6 +247,54 @@ pub(super) fn gather<const N: usize>(
     arrays.transpose_from(staging);
     arrays.swept = len - PADDING;
     arrays.cells = grid.cell_count();
+}
+
+/// Writes every sorted box into each cell of its range at the cell's cursor (advanced), with
+/// the code bits of the dedup rule. Boxes are visited in sweep order, so each cell's run is
+/// sorted on min x.
+fn scatter<const N: usize>(
+    staging: &mut [Entry],
+    keys: &[u64],
+    sources: &Sources<'_, N>,
+    ranges: &[u64],
+    cursors: &mut [usize],
+    cells_z: usize,
+) {
+    for (k, &key) in keys.iter().enumerate() {
+        // Boxes are read in sorted order, which is random in memory: ask for later ones early.
+        if let Some(&ahead) = keys.get(k + PREFETCH_DISTANCE) {
+            prefetch(locate(sources, ahead as u32).0);
+        }
+        let index = key as u32;
+        let (aabb, tag) = locate(sources, index);
+        let (y0, y1, z0, z1) = unpack(ranges[index as usize]);
+        if y0 == y1 && z0 == z1 {
+            let cursor = &mut cursors[y0 * cells_z + z0];
+            staging[*cursor] = Entry::new(aabb, tag, index);
+            *cursor += 1;
+            continue;
+        }
+        for y in y0..=y1 {
+            let row = y * cells_z;
+            let y_code = tag | (y != y0) as u32;
+            for z in z0..=z1 {
+                let cursor = &mut cursors[row + z];
+                staging[*cursor] = Entry::new(aabb, y_code | ((z != z0) as u32) << 1, index);
+                *cursor += 1;
+            }
+        }
+    }
+}
+
+/// The `(y0, y1, z0, z1)` of a packed [`Grid::cell_range`].
+#[inline]
+fn unpack(range: u64) -> (usize, usize, usize, usize) {
+    (
+        (range & 0xffff) as usize,
+        (range >> 16 & 0xffff) as usize,
+        (range >> 32 & 0xffff) as usize,
+        (range >> 48) as usize,
+    )
 }
 
 /// How many sorted boxes ahead the gather prefetches.
@@ -256,5 +333,66 @@ fn gather_single_cell<const N: usize>(
         let index = key as u32;
         let (aabb, tag) = locate(sources, index);
         arrays.write(position, aabb, tag, index);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The vector cell range equals the scalar reference on every kind of value, and bounds
+    /// stay in the grid and ordered (`y0 <= y1`, `z0 <= z1`).
+    #[test]
+    fn vector_cell_range_matches_the_scalar_reference() {
+        let values = [
+            -f32::MAX,
+            -1e30,
+            -4096.5,
+            -1.0,
+            -1e-40,
+            0.0,
+            1e-40,
+            0.5,
+            1.0,
+            127.0,
+            4096.0,
+            1e30,
+            f32::MAX,
+        ];
+        let mut boxes = Vec::new();
+        for &low in &values {
+            for &high in &values {
+                if low <= high {
+                    boxes.push(Aabb::from_arrays([0.0, low, low], [1.0, high, high]).unwrap());
+                    boxes.push(Aabb::from_arrays([0.0, low, 0.0], [1.0, high, 0.5]).unwrap());
+                }
+            }
+        }
+        // Fine grids over the whole float range and over a narrow one.
+        let n = boxes.len();
+        let wide = [(&boxes[..], 0u32)];
+        let narrow: Vec<Aabb> = (0..4096)
+            .map(|i| {
+                let v = i as f32 * 0.25;
+                Aabb::from_arrays([0.0, v, v], [1.0, v + 0.1, v + 0.3]).unwrap()
+            })
+            .collect();
+        let narrow_sources = [(&narrow[..], 0u32)];
+        // (A grid only ever sees the boxes it was chosen for: they lie within its bounds.)
+        let cases = [
+            (Grid::choose(&wide, n.max(MIN_BOXES_FOR_GRID) * 64), &boxes),
+            (Grid::choose(&narrow_sources, narrow.len()), &narrow),
+        ];
+        for (grid, boxes) in cases {
+            let grid = grid.expect("both scenes get a grid");
+            for aabb in boxes {
+                let (min, max) = (aabb.min(), aabb.max());
+                let range = grid.cell_range(aabb);
+                assert_eq!(range, grid.cell_range_scalar(min.y, max.y, min.z, max.z));
+                let (y0, y1, z0, z1) = unpack(range);
+                assert!(y0 <= y1 && y1 < grid.cells_y as usize, "{aabb:?}");
+                assert!(z0 <= z1 && z1 < grid.cells_z as usize, "{aabb:?}");
+            }
+        }
     }
 }

@@ -71,6 +71,8 @@ pub struct PruneScratch {
     keys_tmp: Vec<u64>,
     /// Per-cell entry counts, then write cursors.
     cell_cursor: Vec<usize>,
+    /// Per box, its packed grid cell range.
+    cell_ranges: Vec<u64>,
     /// Grid entries in cell order as records, before the transpose into `arrays`.
     staging: Vec<Entry>,
     arrays: SweepArrays,
@@ -109,6 +111,7 @@ impl PruneScratch {
     pub fn memory_bytes(&self) -> usize {
         (self.keys.capacity() + self.keys_tmp.capacity()) * 8
             + self.cell_cursor.capacity() * 8
+            + self.cell_ranges.capacity() * 8
             + self.staging.capacity() * std::mem::size_of::<Entry>()
             + self.arrays.memory_bytes()
     }
