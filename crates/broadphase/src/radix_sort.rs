@@ -33,7 +33,16 @@ pub fn radix_sort_keys(items: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     const BUCKETS: usize = 1 << BITS;
     const PASSES: usize = 3;
     if items.len() < 64 {
-        items.sort_unstable_by_key(|&item| item >> 32);
+        // Insertion sort on the key: stable, like the passes below, and no allocation.
+        for i in 1..items.len() {
+            let item = items[i];
+            let mut j = i;
+            while j > 0 && items[j - 1] >> 32 > item >> 32 {
+                items[j] = items[j - 1];
+                j -= 1;
+            }
+            items[j] = item;
+        }
         return;
     }
     let mut counts = [[0u32; BUCKETS]; PASSES]; // on the stack: no allocation per call
@@ -98,6 +107,13 @@ mod tests {
     #[test]
     fn sorts_like_std_and_is_stable() {
         let mut state = 7u64;
+        for len in [0usize, 1, 2, 17, 63, 64, 65] {
+            let mut small: Vec<u64> = (0..len as u64).map(|i| ((i * 7 % 5) << 32) | i).collect();
+            let mut expected = small.clone();
+            expected.sort_by_key(|&item| item >> 32); // stable
+            radix_sort_keys(&mut small, &mut Vec::new());
+            assert_eq!(small, expected, "{len} items");
+        }
         let mut items: Vec<u64> = (0..5000u64)
             .map(|i| {
                 state = state.wrapping_mul(6364136223846793005).wrapping_add(1);

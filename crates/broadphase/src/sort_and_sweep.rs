@@ -13,7 +13,10 @@ use crate::{
 ///
 /// O(n + k) per update for n boxes and k candidate pairs along the sweep axis (within the
 /// kernel's y/z grid cells), whatever moved: the right choice when there is little temporal
-/// coherence. Filters and the static-static exclusion are applied to the kernel's pairs.
+/// coherence. When there is some, the sort starts from the previous update's order and
+/// finishes it by insertion sort (O(n + inversions), falling back to the radix sort when the
+/// boxes moved far; see [`PruneOptions::coherent`]). Filters and the static-static exclusion
+/// are applied to the kernel's pairs.
 #[derive(Debug, Clone, Default)]
 pub struct SortAndSweep {
     proxies: ProxyTable,
@@ -63,6 +66,21 @@ impl SortAndSweep {
         }
         best
     }
+
+    /// Copies the live boxes with the sweep axis rotated to x, and their slots. Generic over
+    /// the rotation, so that each axis gets a loop without per-coordinate indexing.
+    #[inline]
+    fn gather_boxes(&mut self, rotate: impl Fn(Vec3) -> Vec3) {
+        self.boxes.clear();
+        self.slots.clear();
+        for slot in self.proxies.live_slots() {
+            let b = self.proxies.aabb(slot);
+            // A permutation of a valid box's coordinates is valid.
+            self.boxes
+                .push(Aabb::new_unchecked(rotate(b.min()), rotate(b.max())));
+            self.slots.push(slot as u32);
+        }
+    }
 }
 
 impl BroadPhase for SortAndSweep {
@@ -85,26 +103,21 @@ impl BroadPhase for SortAndSweep {
     fn update(&mut self, events: &mut PairEvents) {
         let axis = self.choose_axis();
         self.axis = axis;
-        let (o1, o2) = ((axis + 1) % 3, (axis + 2) % 3);
-        let rotate = |v: Vec3| Vec3::new(v[axis], v[o1], v[o2]);
-        let proxies = &self.proxies;
-        self.boxes.clear();
-        self.slots.clear();
-        for slot in proxies.live_slots() {
-            let b = proxies.aabb(slot);
-            // A permutation of a valid box's coordinates is valid.
-            self.boxes
-                .push(Aabb::new_unchecked(rotate(b.min()), rotate(b.max())));
-            self.slots.push(slot as u32);
+        match axis {
+            0 => self.gather_boxes(|v| v),
+            1 => self.gather_boxes(|v| Vec3::new(v.y, v.z, v.x)),
+            _ => self.gather_boxes(|v| Vec3::new(v.z, v.x, v.y)),
         }
+        let proxies = &self.proxies;
+        // Coherent: the boxes are last update's, moved, so the sort starts from last order.
         // Live slots are far fewer than u32::MAX (the table hands out u32 indices), and the
-        // default options are valid, so the kernel cannot fail.
-        let pruned = complete_pairs_with(
-            &self.boxes,
-            &PruneOptions::default(),
-            &mut self.prune,
-            &mut self.candidates,
-        );
+        // options are valid, so the kernel cannot fail.
+        let options = PruneOptions {
+            coherent: true,
+            ..PruneOptions::default()
+        };
+        let pruned =
+            complete_pairs_with(&self.boxes, &options, &mut self.prune, &mut self.candidates);
         debug_assert!(pruned.is_ok());
 
         self.pairs.begin_full();

@@ -47,7 +47,7 @@ pub fn bipartite_pairs_with(
         return Err(Error::CapacityExhausted);
     }
     let sources = [(a, TAG_A), (b, TAG_B)];
-    sort::sort_by_min_x(scratch, sources);
+    sort::sort_by_min_x(scratch, sources, options.coherent);
     grid::gather(scratch, sources, options.bucketing);
     // `a` indices are below `a.len()`, `b` indices above: the low index of a pair is its `a`.
     run_sweep(scratch, options, a.len() as u32, out);

@@ -50,6 +50,12 @@ pub struct PruneOptions {
     /// Allow the coarse y/z grid that cuts false candidates in dense scenes (chosen
     /// automatically when allowed; same output either way).
     pub bucketing: bool,
+    /// The boxes are the previous call's (same count and indices, same scratch), moved a
+    /// little: the sort starts from the previous order and finishes it by insertion sort,
+    /// falling back to the radix sort when the boxes moved too far. Same output either way.
+    /// For callers with temporal coherence (the `sort-and-sweep` broad phase); off by
+    /// default, so that repeated calls on the same boxes measure the full sort.
+    pub coherent: bool,
 }
 
 impl Default for PruneOptions {
@@ -58,6 +64,7 @@ impl Default for PruneOptions {
             threads: 1,
             force_scalar: false,
             bucketing: true,
+            coherent: false,
         }
     }
 }
@@ -69,6 +76,11 @@ pub struct PruneScratch {
     /// Sort items: the sortable min-x key in the upper 32 bits, the box index below.
     keys: Vec<u64>,
     keys_tmp: Vec<u64>,
+    /// Calls left before the coherent sort is tried again (see [`PruneOptions::coherent`]).
+    coherent_wait: u32,
+    /// Sorts the coherent path finished (tests check that it runs).
+    #[cfg(test)]
+    coherent_sorts: usize,
     /// Per-cell entry counts, then write cursors.
     cell_cursor: Vec<usize>,
     /// Per box, its packed grid cell range.
@@ -387,7 +399,7 @@ pub fn complete_pairs_with(
     if boxes.len() > u32::MAX as usize {
         return Err(Error::CapacityExhausted);
     }
-    sort::sort_by_min_x(scratch, [(boxes, 0)]);
+    sort::sort_by_min_x(scratch, [(boxes, 0)], options.coherent);
     grid::gather(scratch, [(boxes, 0)], options.bucketing);
     run_sweep(scratch, options, 0, out);
     Ok(())

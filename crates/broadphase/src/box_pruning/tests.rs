@@ -92,6 +92,9 @@ fn all_options() -> Vec<PruneOptions> {
                     threads,
                     force_scalar,
                     bucketing,
+                    // Calls run in sequence on one scratch: the coherent path sees the same
+                    // boxes again.
+                    coherent: threads % 2 == 0,
                 });
             }
         }
@@ -324,6 +327,60 @@ fn deterministic_across_calls_and_scratch_reuse() {
     .unwrap();
     complete_pairs_with(&boxes, &PruneOptions::default(), &mut scratch, &mut again).unwrap();
     assert_eq!(first, again);
+}
+
+/// The coherent sort (previous order finished by insertion sort) gives the same pairs in the
+/// same order as the radix sort, over calls where the boxes drift, jump (the fallback), change
+/// count, and tie on min x.
+#[test]
+fn coherent_sort_gives_the_same_output_as_the_radix_sort() {
+    let mut rng = Rng(77);
+    let mut boxes = random_boxes(3000, 400.0, 6.0, 76);
+    // Ties on min x, broken by index in both paths.
+    for b in boxes.iter_mut().step_by(7) {
+        let (min, max) = (b.min(), b.max());
+        *b = aabb(
+            [100.0, min.y, min.z],
+            [100.0 + (max.x - min.x), max.y, max.z],
+        );
+    }
+    let coherent = PruneOptions {
+        coherent: true,
+        ..PruneOptions::default()
+    };
+    let mut scratch = (PruneScratch::new(), PruneScratch::new());
+    let (mut expected, mut pairs) = (Vec::new(), Vec::new());
+    for call in 0..60 {
+        // Drift by a fraction of a box; every 10th call a jump across the scene.
+        let step = if call % 10 == 9 { 300.0 } else { 0.5 };
+        for b in boxes.iter_mut() {
+            let d = Vec3::new(
+                rng.range(-step, step),
+                rng.range(-step, step),
+                rng.range(-step, step),
+            );
+            *b = aabb((b.min() + d).into(), (b.max() + d).into());
+        }
+        let count = if call % 20 == 15 { 2000 } else { boxes.len() };
+        let input = &boxes[..count];
+        complete_pairs_with(
+            input,
+            &PruneOptions::default(),
+            &mut scratch.0,
+            &mut expected,
+        )
+        .unwrap();
+        complete_pairs_with(input, &coherent, &mut scratch.1, &mut pairs).unwrap();
+        assert_eq!(pairs, expected, "call {call}");
+        assert_eq!(scratch.1.keys, scratch.0.keys, "call {call}");
+    }
+    assert!(!expected.is_empty());
+    // Drifting calls took the coherent path (at least calls 1 to 8); jumps fell back.
+    assert!(
+        (8..50).contains(&scratch.1.coherent_sorts),
+        "{}",
+        scratch.1.coherent_sorts
+    );
 }
 
 #[test]
