@@ -461,7 +461,7 @@ impl Adaptive {
     /// it is now (untimed), then times five steps that continue the motion by the same
     /// displacement and insert again the proxies inserted during the last step (churn).
     /// Returns the median of the five, in seconds, scaled to every proxy.
-    fn trial(&self, name: &str, sample: &TrialSample) -> Option<(f64, f64)> {
+    fn trial(&self, name: &str, sample: &TrialSample, give_up: f64) -> Option<(f64, f64)> {
         let build_start = Instant::now();
         let mut inner = Inner {
             algorithm: create(name, &AlgorithmOptions::default()).ok()?,
@@ -533,6 +533,13 @@ impl Adaptive {
                 .ok()?;
         }
         inner.algorithm.update(&mut events);
+        // A region of m of the n boxes holds (m/n)^(2/3) as many box ends per unit of
+        // length, and sap's cost per move grows with the box ends it passes.
+        let step_scale = if name == "sap" {
+            scale.powf(5.0 / 3.0)
+        } else {
+            scale
+        };
         let mut samples = [0.0f64; 5];
         for (k, sample) in samples.iter_mut().enumerate() {
             let start = Instant::now();
@@ -553,16 +560,13 @@ impl Adaptive {
             }
             inner.algorithm.update(&mut events);
             *sample = start.elapsed().as_secs_f64();
+            if k == 0 && *sample * step_scale > give_up {
+                // Hopeless already: the rest of the samples would only confirm it.
+                return Some((*sample * step_scale, build));
+            }
         }
         samples.sort_by(f64::total_cmp);
-        // A region of m of the n boxes holds (m/n)^(2/3) as many box ends per unit of
-        // length, and sap's cost per move grows with the box ends it passes.
-        let scale = if name == "sap" {
-            scale.powf(5.0 / 3.0)
-        } else {
-            scale
-        };
-        Some((samples[2] * scale, build))
+        Some((samples[2] * step_scale, build))
     }
 
     /// The proxies of the next trials: all of them, or the `trial_proxies` whose centres are
@@ -713,7 +717,13 @@ impl Adaptive {
     fn continue_round(&mut self) {
         let start = Instant::now();
         if let Some(name) = self.pending.pop() {
-            if let Some((raw, build)) = self.trial(name, &self.sample) {
+            // A candidate already HOPELESS times slower than the round's best stops after one
+            // timed step (the active one always runs in full: its trial calibrates).
+            let give_up = match self.results.iter().map(|r| r.1).reduce(f64::min) {
+                Some(best) if name != self.active_name() => HOPELESS * best / self.correction(name),
+                _ => f64::INFINITY,
+            };
+            if let Some((raw, build)) = self.trial(name, &self.sample, give_up) {
                 let is_active = name == self.active_name();
                 if is_active {
                     self.active_trial = Some(raw);
