@@ -1,6 +1,6 @@
 //! The proxies of a world's objects in one broad phase, kept in step with the world.
 
-use broadphase::{BroadPhase, CollisionFilter, ProxyId};
+use broadphase::{Aabb, BroadPhase, CollisionFilter, ProxyId};
 
 use crate::motion::World;
 
@@ -26,6 +26,8 @@ pub struct WorldProxies {
     ids: Vec<Option<ProxyId>>,
     /// Per proxy slot: the object (meaningful for live proxies).
     objects: Vec<u32>,
+    /// This step's moves, handed to the broad phase as one batch (reused).
+    moves: Vec<(ProxyId, Aabb)>,
 }
 
 impl WorldProxies {
@@ -77,12 +79,13 @@ impl WorldProxies {
         {
             self.insert(world, bp, i as usize)?;
         }
+        self.moves.clear();
         for &i in world.moving() {
             if let Some(id) = self.ids[i as usize] {
-                bp.set_aabb(id, world.aabbs()[i as usize])?;
+                self.moves.push((id, world.aabbs()[i as usize]));
             }
         }
-        Ok(())
+        bp.set_aabbs(&self.moves)
     }
 
     /// The proxy of object `i`, if it is in the world.

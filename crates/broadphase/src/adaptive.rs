@@ -19,12 +19,16 @@
 //! keeps its own pair set and applies the active algorithm's events in slot order, so its
 //! pairs and events depend only on the boxes, never on the inner algorithm. Only speed and
 //! the switch log depend on timing.
+//!
+//! The active algorithm's ids are the adaptive broad phase's ids: a newly loaded algorithm is
+//! made to number its slots like the one it replaces ([`BroadPhase::mirror_ids`]), so calls
+//! pass through with no id map and no second proxy table.
 
 use std::ops::ControlFlow;
 use std::time::Instant;
 
 use crate::pair_set::pair_key;
-use crate::pair_tracker::PairTracker;
+use crate::pair_tracker::Pair;
 use crate::query::{Ray, RayHit};
 use crate::{
     create, Aabb, AlgorithmOptions, BroadPhase, CollisionFilter, Error, PairEvents, PairSet,
@@ -142,7 +146,8 @@ impl SceneStats {
     }
 }
 
-/// An inner algorithm with the maps between its ids and the adaptive broad phase's slots.
+/// An algorithm under trial, on a sample of the proxies, with the maps between its ids and
+/// the adaptive broad phase's slots.
 struct Inner {
     algorithm: Box<dyn BroadPhase>,
     /// Per outer slot: the inner id (meaningful for live outer slots).
@@ -189,9 +194,10 @@ impl Inner {
 pub struct Adaptive {
     options: AdaptiveOptions,
     candidates: Vec<&'static str>,
-    proxies: ProxyTable,
-    pairs: PairTracker,
-    active: Inner,
+    /// The pairs, changed in slot order: their order depends only on the boxes.
+    pairs: PairSet,
+    /// The algorithm in use; its proxy table is ours (see the module docs).
+    active: Box<dyn BroadPhase>,
     /// Per outer slot: the step (plus one) in which it last moved, so that nothing needs
     /// clearing between steps.
     moved_in: Vec<u64>,
@@ -228,7 +234,6 @@ pub struct Adaptive {
     /// The winner of the last round, to be confirmed by the next.
     unconfirmed: Option<&'static str>,
     inner_events: PairEvents,
-    changes: Vec<(u64, bool)>,
     /// The active algorithm's own update times over the last steps (seconds), a ring.
     recent: Vec<f64>,
     recent_next: usize,
@@ -353,13 +358,8 @@ impl Adaptive {
         let algorithm = create(&options.initial, &AlgorithmOptions::default())?;
         Ok(Self {
             candidates,
-            proxies: ProxyTable::new(),
-            pairs: PairTracker::new(),
-            active: Inner {
-                algorithm,
-                ids: Vec::new(),
-                outer: Vec::new(),
-            },
+            pairs: PairSet::new(),
+            active: algorithm,
             moved_in: Vec::new(),
             moves: Vec::new(),
             last_motion: Vec::new(),
@@ -381,7 +381,6 @@ impl Adaptive {
             best: None,
             unconfirmed: None,
             inner_events: PairEvents::new(),
-            changes: Vec::new(),
             recent: Vec::with_capacity(RECENT_STEPS),
             recent_next: 0,
             active_trial: None,
@@ -396,7 +395,13 @@ impl Adaptive {
 
     /// The algorithm in use.
     pub fn active_name(&self) -> &'static str {
-        self.active.algorithm.name()
+        self.active.name()
+    }
+
+    /// The proxy table, the active algorithm's.
+    #[inline]
+    fn table(&self) -> &ProxyTable {
+        self.active.proxies()
     }
 
     /// Seconds spent in trials and in steps, for the overhead budget.
@@ -409,12 +414,13 @@ impl Adaptive {
         let mut size = 0.0f64;
         // A few hundred moves tell the mean well enough.
         let stride = (self.moves.len() / 256).max(1);
+        let table = self.table();
         for &(slot, before) in self.moves.iter().step_by(stride) {
-            let after = self.proxies.aabb(slot as usize);
+            let after = table.aabb(slot as usize);
             displacement += (after.center() - before.center()).length() as f64;
             size += (after.extents().element_sum() / 3.0) as f64;
         }
-        let n = self.proxies.len();
+        let n = table.len();
         self.stats = SceneStats {
             proxies: n,
             moved_fraction: if n == 0 {
@@ -428,32 +434,31 @@ impl Adaptive {
                 0.0
             },
             churn: (self.inserted.len() + self.removed) as f64 / n.max(1) as f64,
-            pairs_per_proxy: self.pairs.set().len() as f64 / n.max(1) as f64,
+            pairs_per_proxy: self.pairs.len() as f64 / n.max(1) as f64,
         };
     }
 
-    /// Builds `name` on the current boxes, every proxy at once, and brings its pair set up to
-    /// date: what a switch hands over. Its first events are dropped: the adaptive pair set
-    /// already holds those pairs.
-    fn load(&self, name: &str) -> Option<Inner> {
-        let mut inner = Inner {
-            algorithm: create(name, &AlgorithmOptions::default()).ok()?,
-            ids: Vec::new(),
-            outer: Vec::new(),
-        };
-        for slot in self.proxies.live_slots() {
-            let aabb = *self.proxies.aabb(slot);
-            inner
-                .insert(
-                    slot,
-                    aabb,
-                    self.proxies.kind(slot),
-                    self.proxies.filter(slot),
-                )
-                .ok()?;
+    /// Builds `name` on the current boxes, every proxy at once, numbered like the active
+    /// algorithm's, and brings its pair set up to date: what a switch hands over. Its first
+    /// events are dropped: the adaptive pair set already holds those pairs. `None` when
+    /// `name` cannot be built with the same ids.
+    fn load(&self, name: &str) -> Option<Box<dyn BroadPhase>> {
+        let mut algorithm = create(name, &AlgorithmOptions::default()).ok()?;
+        let table = self.table();
+        if !algorithm.mirror_ids(table) {
+            return None;
         }
-        inner.algorithm.update(&mut PairEvents::new());
-        Some(inner)
+        for slot in table.live_slots() {
+            let aabb = *table.aabb(slot);
+            let id = algorithm
+                .insert(aabb, table.kind(slot), table.filter(slot))
+                .ok()?;
+            if id != table.id(slot) {
+                return None; // mirror_ids broke its promise: keep the active algorithm
+            }
+        }
+        algorithm.update(&mut PairEvents::new());
+        Some(algorithm)
     }
 
     /// Times `name` on the current scene in steady state: builds it with every moved box
@@ -465,6 +470,7 @@ impl Adaptive {
     /// Returns the median of the five, in seconds, scaled to every proxy.
     fn trial(&self, name: &str, sample: &TrialSample, give_up: f64) -> Option<(f64, f64)> {
         let build_start = Instant::now();
+        let table = self.table();
         let mut inner = Inner {
             algorithm: create(name, &AlgorithmOptions::default()).ok()?,
             ids: Vec::new(),
@@ -477,8 +483,8 @@ impl Adaptive {
         for &(slot, old) in &self.last_motion {
             let slot = slot as usize;
             if let Some(p) = sample.position_of(slot) {
-                if self.proxies.is_live(slot) {
-                    let new = self.proxies.aabb(slot);
+                if table.is_live(slot) {
+                    let new = table.aabb(slot);
                     displacement[p] = Some(new.center() - old.center());
                 }
             }
@@ -502,13 +508,13 @@ impl Adaptive {
             })
             .collect();
         let at = |slot: usize, d: crate::Vec3, t: f32| -> Aabb {
-            let now = *self.proxies.aabb(slot);
+            let now = *table.aabb(slot);
             Aabb::new(now.min() + d * t, now.max() + d * t).unwrap_or(now)
         };
         let mut sampled = 0usize;
         for (p, &slot) in sample.slots.iter().enumerate() {
             let slot = slot as usize;
-            if !self.proxies.is_live(slot) {
+            if !table.is_live(slot) {
                 continue;
             }
             sampled += 1;
@@ -518,15 +524,15 @@ impl Adaptive {
             let age = spread(slot as u64) * TRIAL_AGES;
             let aabb = match displacement[p] {
                 Some(d) => at(slot, d, -age),
-                None => *self.proxies.aabb(slot),
+                None => *table.aabb(slot),
             };
-            let (kind, filter) = (self.proxies.kind(slot), self.proxies.filter(slot));
+            let (kind, filter) = (table.kind(slot), table.filter(slot));
             inner.insert(slot, aabb, kind, filter).ok()?;
         }
         let mut events = PairEvents::new();
         inner.algorithm.update(&mut events);
         // Proxies come and go during a round: scale by the count now.
-        let scale = self.proxies.len() as f64 / sampled.max(1) as f64;
+        let scale = table.len() as f64 / sampled.max(1) as f64;
         let build = build_start.elapsed().as_secs_f64() * scale;
         for &(slot, d) in &moving {
             inner
@@ -549,11 +555,8 @@ impl Adaptive {
                 if k > 0 {
                     inner.algorithm.remove(inner.ids[slot]).ok()?;
                 }
-                let (aabb, kind, filter) = (
-                    *self.proxies.aabb(slot),
-                    self.proxies.kind(slot),
-                    self.proxies.filter(slot),
-                );
+                let (aabb, kind, filter) =
+                    (*table.aabb(slot), table.kind(slot), table.filter(slot));
                 inner.insert(slot, aabb, kind, filter).ok()?;
             }
             for &(slot, d) in &moving {
@@ -576,20 +579,17 @@ impl Adaptive {
     /// its proxies are, at their local density, whatever the scene's shape (a layer on the
     /// ground, a cluster). O(n), once per round; each trial then costs O(sample + moves).
     fn trial_sample(&self) -> TrialSample {
-        let n = self.proxies.len();
+        let table = self.table();
+        let n = table.len();
         let wanted = self.options.trial_proxies.max(1);
-        let live: Vec<usize> = self.proxies.live_slots().collect();
+        let live: Vec<usize> = table.live_slots().collect();
         let mut sample = TrialSample::empty();
-        sample.position = vec![OUTSIDE; self.proxies.slot_count()];
+        sample.position = vec![OUTSIDE; table.slot_count()];
         if n <= 2 * wanted {
             sample.slots.extend(live.iter().map(|&slot| slot as u32));
         } else {
-            let seed = self.proxies.aabb(live[live.len() / 2]).center();
-            let distance = |slot: usize| {
-                (self.proxies.aabb(slot).center() - seed)
-                    .abs()
-                    .max_element()
-            };
+            let seed = table.aabb(live[live.len() / 2]).center();
+            let distance = |slot: usize| (table.aabb(slot).center() - seed).abs().max_element();
             let mut distances: Vec<f32> = live.iter().map(|&slot| distance(slot)).collect();
             let (_, &mut radius, _) = distances.select_nth_unstable_by(wanted - 1, f32::total_cmp);
             sample.slots.extend(
@@ -673,7 +673,7 @@ impl Adaptive {
 
     /// Starts a trial round: the candidates to try, one per step, the active one included.
     fn start_round(&mut self) {
-        let n = self.proxies.len();
+        let n = self.table().len();
         let active = self.active_name();
         self.results.clear();
         self.best = None;
@@ -819,7 +819,7 @@ impl Adaptive {
         let load_ms = load_start.elapsed().as_secs_f64() * 1e3;
         let switched = match winner {
             Some(inner) => {
-                let to = inner.algorithm.name();
+                let to = inner.name();
                 self.log.push(SwitchRecord {
                     step: self.step,
                     from: active_name,
@@ -880,13 +880,8 @@ impl BroadPhase for Adaptive {
     }
 
     fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        let id = self.proxies.insert(aabb, kind, filter)?;
+        let id = self.active.insert(aabb, kind, filter)?;
         let slot = id.index() as usize;
-        if let Err(e) = self.active.insert(slot, aabb, kind, filter) {
-            // Keep the two tables in step: undo the outer insert.
-            self.proxies.remove(id).expect("just inserted");
-            return Err(e);
-        }
         if self.moved_in.len() <= slot {
             self.moved_in.resize(slot + 1, 0);
         }
@@ -895,28 +890,63 @@ impl BroadPhase for Adaptive {
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.proxies.index_of(id)?;
-        if self.moved_in[slot] != self.step + 1 {
-            self.moved_in[slot] = self.step + 1;
+        // The active algorithm checks the id; only its first move this step is counted, and
+        // for a sample of slots logged with the box before it.
+        let slot = id.index() as usize;
+        let stamp = self.step + 1;
+        let first = self.moved_in.get(slot).is_some_and(|&m| m != stamp);
+        let before = if first
+            && (slot as u32 & self.track_mask == 0 || self.sample.position_of(slot).is_some())
+        {
+            self.table().aabbs().get(slot).copied()
+        } else {
+            None
+        };
+        self.active.set_aabb(id, aabb)?;
+        if first {
+            self.moved_in[slot] = stamp;
             self.moved_count += 1;
-            if slot as u32 & self.track_mask == 0 || self.sample.position_of(slot).is_some() {
-                self.moves.push((slot as u32, *self.proxies.aabb(slot)));
+            if let Some(before) = before {
+                self.moves.push((slot as u32, before));
             }
         }
-        self.proxies.set_aabb_at(slot, aabb);
-        self.active.algorithm.set_aabb(self.active.ids[slot], aabb)
+        Ok(())
+    }
+
+    fn set_aabbs(&mut self, moves: &[(ProxyId, Aabb)]) -> Result<()> {
+        // Count and log the moves in one pass (the boxes before them are still in the table),
+        // then hand the batch over in one call.
+        let stamp = self.step + 1;
+        let table = self.active.proxies();
+        for (k, &(id, _)) in moves.iter().enumerate() {
+            let slot = match table.index_of(id) {
+                Ok(slot) => slot,
+                Err(e) => {
+                    self.active.set_aabbs(&moves[..k])?;
+                    return Err(e);
+                }
+            };
+            if self.moved_in[slot] != stamp {
+                self.moved_in[slot] = stamp;
+                self.moved_count += 1;
+                if slot as u32 & self.track_mask == 0 || self.sample.position_of(slot).is_some() {
+                    self.moves.push((slot as u32, *table.aabb(slot)));
+                }
+            }
+        }
+        self.active.set_aabbs(moves)
     }
 
     fn remove(&mut self, id: ProxyId) -> Result<()> {
-        let slot = self.proxies.remove(id)?;
+        self.active.remove(id)?;
         self.removed += 1;
-        self.active.algorithm.remove(self.active.ids[slot])
+        Ok(())
     }
 
     fn update(&mut self, events: &mut PairEvents) {
         let start = Instant::now();
         let mut inner_events = std::mem::take(&mut self.inner_events);
-        self.active.algorithm.update(&mut inner_events);
+        self.active.update(&mut inner_events);
         let inner_seconds = start.elapsed().as_secs_f64();
         if self.recent.len() < RECENT_STEPS {
             self.recent.push(inner_seconds);
@@ -924,31 +954,19 @@ impl BroadPhase for Adaptive {
             self.recent[self.recent_next] = inner_seconds;
         }
         self.recent_next = (self.recent_next + 1) % RECENT_STEPS;
-        let outer = &self.active.outer;
-        self.changes.clear();
-        self.changes.extend(inner_events.begun.iter().map(|p| {
-            (
-                pair_key(outer[p.a.index() as usize], outer[p.b.index() as usize]),
-                true,
-            )
-        }));
-        self.changes.extend(inner_events.ended.iter().map(|p| {
-            (
-                pair_key(outer[p.a.index() as usize], outer[p.b.index() as usize]),
-                false,
-            )
-        }));
-        self.inner_events = inner_events;
-        // Slot order, so that the pair set and the events do not depend on the inner algorithm.
-        self.changes.sort_unstable();
-        for &(key, begun) in &self.changes {
-            let (a, b) = crate::key_indices(key);
-            if begun {
-                self.pairs.add(a, b);
-            } else {
-                self.pairs.remove(a, b);
-            }
+        // Slot order, so that the pair set and the events do not depend on the inner
+        // algorithm. (Ids are ours: the events need no mapping.)
+        let key = |p: &Pair| pair_key(p.a.index(), p.b.index());
+        inner_events.begun.sort_unstable_by_key(key);
+        inner_events.ended.sort_unstable_by_key(key);
+        for pair in &inner_events.ended {
+            self.pairs.remove_key(key(pair));
         }
+        for pair in &inner_events.begun {
+            self.pairs.insert_key(key(pair), 0);
+        }
+        std::mem::swap(events, &mut inner_events);
+        self.inner_events = inner_events;
         self.step_seconds += start.elapsed().as_secs_f64();
         self.step += 1;
 
@@ -956,13 +974,13 @@ impl BroadPhase for Adaptive {
         std::mem::swap(&mut self.last_motion, &mut self.moves);
         self.moves.clear();
         self.moved_count = 0;
-        self.track_mask = ((self.proxies.len() / 256).next_power_of_two() - 1) as u32;
+        self.track_mask = ((self.table().len() / 256).next_power_of_two() - 1) as u32;
         self.last_inserted.clear();
         self.last_inserted.extend(
             self.inserted
                 .iter()
                 .copied()
-                .filter(|&slot| self.proxies.is_live(slot as usize)),
+                .filter(|&slot| self.active.proxies().is_live(slot as usize)),
         );
         self.inserted.clear();
         self.removed = 0;
@@ -988,16 +1006,11 @@ impl BroadPhase for Adaptive {
                 self.start_round();
             }
         }
-        self.pairs.finish(&self.proxies, events);
-        self.proxies.release_removed();
     }
 
     fn clear(&mut self) {
-        self.proxies.clear();
         self.pairs.clear();
-        self.active.algorithm.clear();
-        self.active.ids.clear();
-        self.active.outer.clear();
+        self.active.clear();
         self.moved_in.iter_mut().for_each(|m| *m = 0);
         self.moves.clear();
         self.moved_count = 0;
@@ -1017,11 +1030,11 @@ impl BroadPhase for Adaptive {
     }
 
     fn proxies(&self) -> &ProxyTable {
-        &self.proxies
+        self.active.proxies()
     }
 
     fn pair_set(&self) -> &PairSet {
-        self.pairs.set()
+        &self.pairs
     }
 
     fn switch_log(&self) -> &[SwitchRecord] {
@@ -1033,13 +1046,10 @@ impl BroadPhase for Adaptive {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.proxies.memory_bytes()
-            + self.pairs.memory_bytes()
-            + self.active.algorithm.memory_bytes()
-            + (self.active.ids.capacity() + self.active.outer.capacity() / 2) * 8
+        self.pairs.memory_bytes()
+            + self.active.memory_bytes()
             + self.moved_in.capacity() * 8
             + (self.moves.capacity() + self.last_motion.capacity()) * 28
-            + self.changes.capacity() * 16
     }
 
     fn query_aabb_with(
@@ -1048,12 +1058,7 @@ impl BroadPhase for Adaptive {
         filter: CollisionFilter,
         visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>,
     ) {
-        let outer = &self.active.outer;
-        self.active
-            .algorithm
-            .query_aabb_with(aabb, filter, &mut |id| {
-                visitor(self.proxies.id(outer[id.index() as usize] as usize))
-            });
+        self.active.query_aabb_with(aabb, filter, visitor);
     }
 
     fn raycast_with(
@@ -1062,24 +1067,11 @@ impl BroadPhase for Adaptive {
         filter: CollisionFilter,
         visitor: &mut dyn FnMut(RayHit) -> ControlFlow<()>,
     ) {
-        let outer = &self.active.outer;
-        self.active.algorithm.raycast_with(ray, filter, &mut |hit| {
-            visitor(RayHit {
-                id: self.proxies.id(outer[hit.id.index() as usize] as usize),
-                distance: hit.distance,
-            })
-        });
+        self.active.raycast_with(ray, filter, visitor);
     }
 
     fn raycast_closest(&self, ray: &Ray, filter: CollisionFilter) -> Option<RayHit> {
-        // The inner tie rule (smallest inner slot) may differ from ours: scan all hits.
-        let mut best: Option<RayHit> = None;
-        self.raycast_with(ray, filter, &mut |hit| {
-            if crate::query::is_closer(&hit, &best) {
-                best = Some(hit);
-            }
-            ControlFlow::Continue(())
-        });
-        best
+        // Same ids, so the inner tie rule (smallest slot) is ours.
+        self.active.raycast_closest(ray, filter)
     }
 }

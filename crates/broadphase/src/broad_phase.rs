@@ -42,6 +42,17 @@ pub trait BroadPhase {
     /// Moves or resizes a proxy. The pair set changes at the next `update`.
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()>;
 
+    /// Moves or resizes several proxies: the same as [`BroadPhase::set_aabb`] on each in
+    /// order, in one call, so that a caller holding a `dyn BroadPhase` pays one dynamic call
+    /// per batch, and wrappers pass the batch on whole. Stops at the first invalid id and
+    /// returns its error; the moves before it are applied. O(moves).
+    fn set_aabbs(&mut self, moves: &[(ProxyId, Aabb)]) -> Result<()> {
+        for &(id, aabb) in moves {
+            self.set_aabb(id, aabb)?;
+        }
+        Ok(())
+    }
+
     /// Removes a proxy; the id is invalid at once. Its pairs are reported as ended at the
     /// next `update`.
     fn remove(&mut self, id: ProxyId) -> Result<()>;
@@ -145,6 +156,17 @@ pub trait BroadPhase {
             ControlFlow::Continue(())
         });
         sort_hits(out);
+    }
+
+    /// Prepares an empty broad phase so that inserting the live proxies of `template` one by
+    /// one, in ascending slot order, hands out exactly the ids `template` holds, and later
+    /// inserts and removals number slots as `template` would. Wrappers that move proxies
+    /// between broad phases ([`crate::Adaptive`]) then need no id map. Returns `false` (and
+    /// changes nothing) when this broad phase is not empty, `template` has removals not yet
+    /// released by an update, or the broad phase does not support it (the default).
+    fn mirror_ids(&mut self, template: &ProxyTable) -> bool {
+        let _ = template;
+        false
     }
 
     /// The algorithm changes made so far, for broad phases that switch algorithm

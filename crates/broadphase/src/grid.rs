@@ -407,6 +407,10 @@ impl BroadPhase for UniformGrid {
         &self.proxies
     }
 
+    fn mirror_ids(&mut self, template: &ProxyTable) -> bool {
+        self.proxies.mirror_layout(template)
+    }
+
     fn pair_set(&self) -> &PairSet {
         self.pairs.set()
     }

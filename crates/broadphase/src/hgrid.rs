@@ -559,6 +559,10 @@ impl BroadPhase for HierarchicalGrid {
         &self.proxies
     }
 
+    fn mirror_ids(&mut self, template: &ProxyTable) -> bool {
+        self.proxies.mirror_layout(template)
+    }
+
     fn pair_set(&self) -> &PairSet {
         self.pairs.set()
     }

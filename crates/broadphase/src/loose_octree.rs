@@ -361,6 +361,10 @@ impl BroadPhase for LooseOctree {
         &self.proxies
     }
 
+    fn mirror_ids(&mut self, template: &ProxyTable) -> bool {
+        self.proxies.mirror_layout(template)
+    }
+
     fn pair_set(&self) -> &PairSet {
         self.pairs.set()
     }

@@ -389,6 +389,10 @@ impl BroadPhase for Octree {
         &self.proxies
     }
 
+    fn mirror_ids(&mut self, template: &ProxyTable) -> bool {
+        self.proxies.mirror_layout(template)
+    }
+
     fn pair_set(&self) -> &PairSet {
         self.pairs.set()
     }

@@ -175,12 +175,6 @@ impl ProxyTable {
         Ok(i)
     }
 
-    /// Replaces the box of the live proxy in `slot` (already validated by [`Self::index_of`]).
-    #[inline]
-    pub(crate) fn set_aabb_at(&mut self, slot: usize, aabb: Aabb) {
-        self.aabbs[slot] = aabb;
-    }
-
     /// Marks a live proxy removed; returns the slot index. The id is invalid from now on.
     pub fn remove(&mut self, id: ProxyId) -> Result<usize> {
         let i = self.index_of(id)?;
@@ -209,6 +203,34 @@ impl ProxyTable {
             }
         }
         self.removed.clear();
+    }
+
+    /// Makes an empty table number its slots like `template`: the next inserts take the
+    /// live slots of `template` in ascending order, with their generations, then its free list
+    /// follows. `false` (nothing changed) when this table has ever held a proxy or `template`
+    /// has unreleased removals. See [`crate::BroadPhase::mirror_ids`]. O(slots).
+    pub fn mirror_layout(&mut self, template: &ProxyTable) -> bool {
+        if !self.aabbs.is_empty() || !template.removed.is_empty() {
+            return false;
+        }
+        // Boxes, kinds and filters of free slots are stale values; the inserts overwrite the
+        // live ones.
+        self.aabbs.clone_from(&template.aabbs);
+        self.kinds.clone_from(&template.kinds);
+        self.filters.clone_from(&template.filters);
+        self.generations.clone_from(&template.generations);
+        self.states.clear();
+        self.states.resize(template.states.len(), SlotState::Free);
+        self.free.clone_from(&template.free);
+        // `insert` pops from the end: the live slots go last, highest first.
+        self.free.extend(
+            (0..template.states.len())
+                .rev()
+                .filter(|&i| template.states[i] == SlotState::Live)
+                .map(|i| i as u32),
+        );
+        self.live = 0;
+        true
     }
 
     /// Removes everything. Outstanding ids become stale (generations are kept and advanced).
@@ -402,5 +424,52 @@ mod tests {
             .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
             .unwrap();
         assert_eq!(fresh.index(), 0);
+    }
+
+    /// A mirrored table hands out the template's ids to the live proxies re-inserted in slot
+    /// order, then numbers later inserts exactly as the template does.
+    #[test]
+    fn a_mirrored_table_numbers_slots_like_its_template() {
+        let mut template = ProxyTable::new();
+        let ids: Vec<ProxyId> = (0..10)
+            .map(|_| {
+                template
+                    .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                    .unwrap()
+            })
+            .collect();
+        for &k in &[7, 2, 5] {
+            template.remove(ids[k]).unwrap();
+        }
+        template.release_removed();
+        template
+            .insert(unit(), ProxyKind::Static, CollisionFilter::ALL)
+            .unwrap(); // reuses a slot
+        template.remove(ids[9]).unwrap();
+        let mut mirror = ProxyTable::new();
+        assert!(!mirror.mirror_layout(&template), "unreleased removals");
+        template.release_removed();
+        assert!(mirror.mirror_layout(&template));
+        for slot in template.live_slots() {
+            let id = mirror
+                .insert(
+                    *template.aabb(slot),
+                    template.kind(slot),
+                    template.filter(slot),
+                )
+                .unwrap();
+            assert_eq!(id, template.id(slot));
+        }
+        assert_eq!(mirror.len(), template.len());
+        for _ in 0..5 {
+            let a = template
+                .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                .unwrap();
+            let b = mirror
+                .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                .unwrap();
+            assert_eq!(a, b);
+        }
+        assert!(!mirror.mirror_layout(&template), "not empty");
     }
 }

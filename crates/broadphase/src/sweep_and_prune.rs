@@ -424,6 +424,10 @@ impl BroadPhase for SweepAndPrune {
         &self.proxies
     }
 
+    fn mirror_ids(&mut self, template: &ProxyTable) -> bool {
+        self.proxies.mirror_layout(template)
+    }
+
     fn pair_set(&self) -> &PairSet {
         self.pairs.set()
     }

@@ -368,6 +368,30 @@ impl Verifier {
         }
     }
 
+    /// Moves several live proxies in every algorithm (one [`BroadPhase::set_aabbs`] batch
+    /// each) and the model.
+    pub fn set_aabbs(&mut self, moves: &[(u32, Aabb)]) {
+        for &(handle, aabb) in moves {
+            if let Some(proxy) = self.model[handle as usize].as_mut() {
+                proxy.aabb = aabb;
+            }
+        }
+        for k in 0..self.algorithms.len() {
+            let batch: Vec<(ProxyId, Aabb)> = moves
+                .iter()
+                .map(|&(handle, aabb)| (self.ids[k][handle as usize], aabb))
+                .collect();
+            let result = self.algorithms[k].set_aabbs(&batch);
+            let name = self.algorithms[k].name();
+            self.check(result.is_ok(), || {
+                format!(
+                    "{name}: set_aabbs of {} moves failed: {result:?}",
+                    moves.len()
+                )
+            });
+        }
+    }
+
     /// Removes a live proxy from every algorithm and the model.
     pub fn remove(&mut self, handle: u32) {
         self.model[handle as usize] = None;
@@ -387,12 +411,13 @@ impl Verifier {
         for k in 0..self.algorithms.len() {
             let id = self.ids[k][handle as usize];
             let moved = self.algorithms[k].set_aabb(id, aabb);
+            let batch = self.algorithms[k].set_aabbs(&[(id, aabb)]);
             let removed = self.algorithms[k].remove(id);
             let name = self.algorithms[k].name();
-            self.check(
-                moved == Err(Error::StaleProxy(id)) && removed == Err(Error::StaleProxy(id)),
-                || format!("{name}: stale id {id} gave {moved:?} and {removed:?}"),
-            );
+            let stale = Err(Error::StaleProxy(id));
+            self.check(moved == stale && batch == stale && removed == stale, || {
+                format!("{name}: stale id {id} gave {moved:?}, {batch:?} and {removed:?}")
+            });
         }
     }
 
@@ -637,14 +662,28 @@ impl Verifier {
             }
         }
         let moves = rng.below(self.live.len() / 3 + 2);
+        // Half the steps move proxies one call each, half in one batch (a proxy may appear
+        // twice in a batch: the later box wins).
+        let batched = rng.chance(0.5);
+        let mut batch = Vec::new();
         for _ in 0..moves {
             if self.live.is_empty() {
                 break;
             }
             let handle = self.live[rng.below(self.live.len())];
-            let current = self.model[handle as usize].expect("live handle").aabb;
+            let current = match batch.iter().rev().find(|(h, _)| *h == handle) {
+                Some(&(_, aabb)) => aabb,
+                None => self.model[handle as usize].expect("live handle").aabb,
+            };
             let aabb = scenario.moved_box(&current, rng);
-            self.set_aabb(handle, aabb);
+            if batched {
+                batch.push((handle, aabb));
+            } else {
+                self.set_aabb(handle, aabb);
+            }
+        }
+        if !batch.is_empty() {
+            self.set_aabbs(&batch);
         }
         self.update();
         if rng.chance(0.25) {

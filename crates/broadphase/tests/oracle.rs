@@ -120,3 +120,48 @@ fn adaptive_switching_keeps_pairs_and_events_exact() {
         );
     }
 }
+
+/// A batch of moves with a stale id in the middle: every algorithm (and `adaptive`) applies
+/// the moves before it, reports `StaleProxy`, leaves the rest, and its pairs after `update`
+/// are those of the boxes it holds.
+#[test]
+fn a_batch_stops_at_its_first_stale_id() {
+    use broadphase::{Aabb, CollisionFilter, Error, PairEvents, ProxyKind};
+    let unit = |x: f32| Aabb::from_arrays([x, 0.0, 0.0], [x + 1.0, 1.0, 1.0]).unwrap();
+    let mut algorithms = all_algorithms();
+    algorithms.push(Box::new(
+        broadphase::Adaptive::new(Default::default()).unwrap(),
+    ));
+    for bp in &mut algorithms {
+        let name = bp.name();
+        let ids: Vec<_> = (0..4)
+            .map(|k| {
+                bp.insert(
+                    unit(10.0 * k as f32),
+                    ProxyKind::Dynamic,
+                    CollisionFilter::ALL,
+                )
+                .unwrap()
+            })
+            .collect();
+        bp.remove(ids[3]).unwrap();
+        let mut events = PairEvents::new();
+        bp.update(&mut events);
+        // Box 1 moves onto box 0, then the stale id, then box 2 would move onto box 0 too.
+        let batch = [
+            (ids[1], unit(0.5)),
+            (ids[3], unit(0.0)),
+            (ids[2], unit(0.25)),
+        ];
+        assert_eq!(
+            bp.set_aabbs(&batch),
+            Err(Error::StaleProxy(ids[3])),
+            "{name}"
+        );
+        assert_eq!(bp.aabb(ids[1]).unwrap(), unit(0.5), "{name}");
+        assert_eq!(bp.aabb(ids[2]).unwrap(), unit(20.0), "{name}");
+        bp.update(&mut events);
+        assert_eq!(bp.pair_count(), 1, "{name}");
+        assert_eq!(events.begun.len(), 1, "{name}");
+    }
+}
