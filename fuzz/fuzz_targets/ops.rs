@@ -60,6 +60,8 @@ enum Op {
     /// Moves a box onto another's position: exact duplicates and touching faces.
     CopyOf { which: u16, other: u16, shift_axis: u8 },
     Remove { which: u16 },
+    /// Translates `count` live boxes from `first` on (wrapping, repeats allowed) in one batch.
+    Batch { first: u16, count: u8, delta: [i8; 3] },
     Stale { which: u16 },
     Update,
     Query { spec: BoxSpec, origin: [Coord; 3], direction: [i8; 3], length: u8 },
@@ -134,6 +136,20 @@ fuzz_target!(|input: Input| {
                         boxes[h as usize] = aabb;
                     }
                 }
+            }
+            Op::Batch { first, count, delta } => {
+                let mut batch = Vec::new();
+                let d = Vec3::from_array(delta.map(|v| v as f32 * 0.25));
+                for k in 0..count as usize % 16 {
+                    if let Some(h) = pick(first.wrapping_add(k as u16 * 3), &live) {
+                        let b = boxes[h as usize];
+                        if let Ok(aabb) = Aabb::new(b.min() + d, b.max() + d) {
+                            batch.push((h, aabb));
+                            boxes[h as usize] = aabb;
+                        }
+                    }
+                }
+                verifier.set_aabbs(&batch);
             }
             Op::Remove { which } => {
                 if !live.is_empty() {

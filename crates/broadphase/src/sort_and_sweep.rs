@@ -28,7 +28,13 @@ pub struct SortAndSweep {
     prune: PruneScratch,
     candidates: Vec<(u32, u32)>,
     axis: usize,
+    /// Updates since the axis was chosen, and the live count then.
+    axis_age: u32,
+    axis_count: usize,
 }
+
+/// Updates between two choices of the sweep axis.
+const AXIS_PERIOD: u32 = 16;
 
 impl SortAndSweep {
     /// An empty sort-and-sweep broad phase.
@@ -101,8 +107,19 @@ impl BroadPhase for SortAndSweep {
     }
 
     fn update(&mut self, events: &mut PairEvents) {
-        let axis = self.choose_axis();
-        self.axis = axis;
+        // The spread of the centres changes slowly: re-measure it every AXIS_PERIOD updates,
+        // or when the proxy count changed by a tenth (a pass over every box saved).
+        let count = self.proxies.len();
+        if self.axis_age == 0
+            || self.axis_age >= AXIS_PERIOD
+            || count.abs_diff(self.axis_count) * 10 > self.axis_count
+        {
+            self.axis = self.choose_axis();
+            self.axis_age = 0;
+            self.axis_count = count;
+        }
+        self.axis_age += 1;
+        let axis = self.axis;
         match axis {
             0 => self.gather_boxes(|v| v),
             1 => self.gather_boxes(|v| Vec3::new(v.y, v.z, v.x)),
@@ -135,6 +152,7 @@ impl BroadPhase for SortAndSweep {
     fn clear(&mut self) {
         self.proxies.clear();
         self.pairs.clear();
+        self.axis_age = 0;
     }
 
     fn proxies(&self) -> &ProxyTable {
