@@ -57,6 +57,11 @@ pub struct BenchArgs {
     /// brute force at 100,000 objects would take hours. Its row says where it stopped.
     #[arg(long, default_value_t = 500.0)]
     max_step_ms: f64,
+    /// Run the algorithm list this many times in rotation and keep, per algorithm, its round
+    /// with the median total time (a shared machine's speed drifts over minutes; rotation
+    /// spreads each algorithm's rounds over the whole run).
+    #[arg(long, default_value_t = 1)]
+    rounds: usize,
     #[command(flatten)]
     scene: SceneArgs,
 }
@@ -162,6 +167,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if args.max_step_ms.is_nan() || args.max_step_ms <= 0.0 {
         anyhow::bail!("--max-step-ms must be positive");
     }
+    if args.rounds == 0 {
+        anyhow::bail!("--rounds must be at least 1");
+    }
     let mut options = broadphase::AlgorithmOptions::default();
     options.bvh_build = args.bvh_build;
     options.bvh_descend = args.bvh_descend;
@@ -193,7 +201,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let total_steps: u64 = scenes
         .iter()
-        .map(|s| (names.len() * (s.steps + s.warmup)) as u64)
+        .map(|s| (args.rounds * names.len() * (s.steps + s.warmup)) as u64)
         .sum();
     let progress = ProgressBar::new(total_steps);
     progress.set_style(
@@ -204,7 +212,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let mut disagreements = Vec::new();
     for scene in &scenes {
         let mut reference: Option<Measurement> = None;
-        for name in &names {
+        let mut rounds: Vec<Vec<Measurement>> = vec![Vec::new(); names.len()];
+        for name in (0..args.rounds).flat_map(|_| names.iter()) {
             progress.set_message(format!("{name} {}", scene.objects));
             let m = measure(
                 name,
@@ -258,7 +267,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                 None if m.stopped.is_none() => reference = Some(m.clone()),
                 None => {}
             }
-            rows.push(BenchRow::from(&m));
+            let k = names.iter().position(|n| n == name).expect("listed");
+            rounds[k].push(m);
+        }
+        for mut measured in rounds {
+            measured.sort_by(|a, b| total_time(a).total_cmp(&total_time(b)));
+            rows.push(BenchRow::from(&measured[(measured.len() - 1) / 2]));
         }
     }
     progress.finish_and_clear();
@@ -277,6 +291,15 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// A run's whole time: the sum over phases, or the median step for a scene without phases.
+fn total_time(m: &Measurement) -> f64 {
+    if m.phases.is_empty() {
+        m.total.median
+    } else {
+        m.phases.iter().map(|p| p.total_ms).sum()
+    }
 }
 
 fn print_table(rows: &[BenchRow]) {
