@@ -71,9 +71,12 @@ pub(crate) struct Calendar {
     crossings: u64,
     /// Stale predictions discarded.
     stale: u64,
-    /// Scratch: the bodies to test against in the current prediction.
-    neighbours: Vec<u32>,
-    /// Scratch: those of them approaching the body being predicted.
+    /// The latest motion-state time of any body (the latest event time): a body whose state
+    /// is at this time needs no advancing in the approach filter.
+    latest: f64,
+    /// Scratch: the neighbours approaching the body being predicted, in its first `count`
+    /// entries. As long as the number of bodies, so that the filter can write every
+    /// neighbour unconditionally and advance the count without a branch.
     candidates: Vec<u32>,
 }
 
@@ -86,8 +89,8 @@ impl Calendar {
             state: vec![BodyState::default(); n],
             crossings: 0,
             stale: 0,
-            neighbours: Vec::new(),
-            candidates: Vec::new(),
+            latest: world.motion.iter().fold(now, |t, m| t.max(m.time)),
+            candidates: vec![0; n],
         };
         for i in 0..n {
             calendar.predict(world, i);
@@ -108,8 +111,8 @@ impl Calendar {
     /// Recomputes body `i`'s earliest event and stores it in the heap.
     fn predict(&mut self, world: &World, i: usize) {
         let (rest_time, rest_key) = wall_event(world, i).unwrap_or((f64::INFINITY, u64::MAX));
-        self.gather(i, None);
-        self.earliest_with_neighbours(world, i, rest_time, rest_key, 0);
+        let count = self.approaching_neighbours(world, i, None);
+        self.earliest_with_candidates(world, i, count, rest_time, rest_key, 0);
     }
 
     /// Moves body `i` one cell along `axis` at its crossing event and re-predicts it: its
@@ -117,59 +120,77 @@ impl Calendar {
     /// stale one is caught when popped), so only the layer of cells now in reach is tested.
     fn cross(&mut self, world: &World, i: usize, axis: usize, up: bool) {
         self.grid.step(i, axis, up);
-        self.gather(i, Some((axis, up)));
+        let count = self.approaching_neighbours(world, i, Some((axis, up)));
         let BodyState {
             rest_time,
             rest_key,
             rest_partner_counter,
             ..
         } = self.state[i];
-        self.earliest_with_neighbours(world, i, rest_time, rest_key, rest_partner_counter);
+        self.earliest_with_candidates(world, i, count, rest_time, rest_key, rest_partner_counter);
     }
 
-    /// Fills `self.neighbours` with the neighbours of body `i`: all of them, or with
-    /// `Some((axis, up))` those of the cell layer its step along `axis` brought into reach.
+    /// Writes into the first entries of `self.candidates` the neighbours of body `i` that
+    /// approach it (the only ones that can collide with it) and returns their number: all
+    /// neighbours, or with `Some((axis, up))` those of the cell layer its step along `axis`
+    /// brought into reach.
+    ///
+    /// The filter is branch free (every neighbour is written, the count advances by the
+    /// test), so the coin-flip approach test costs no branch mispredictions. Positions are
+    /// taken at the later of the two state times as in `motion_pair_time_before`, with
+    /// `p + 0 v = p` when a state is already at that time, so the sign of the approach rate
+    /// is the same (up to the sign of a zero, which `< 0` ignores). When `i`'s state is at
+    /// the latest time of all, that later time is always `i`'s and its position needs no
+    /// advancing: the common case right after an event, worth its own loop.
     #[inline]
-    fn gather(&mut self, i: usize, entering: Option<(usize, bool)>) {
-        self.neighbours.clear();
-        let neighbours = &mut self.neighbours;
-        let visit = |j: usize| neighbours.push(j as u32);
-        match entering {
-            None => self.grid.for_each_neighbour(i, visit),
-            Some((axis, up)) => self.grid.for_each_entering(i, axis, up, visit),
-        }
-    }
-
-    /// Stores as body `i`'s non-crossing event the earliest of `(rest_time, rest_key)` (with
-    /// its partner counter) and its collisions with the bodies in `self.neighbours`, then
-    /// schedules `i`.
-    fn earliest_with_neighbours(
+    fn approaching_neighbours(
         &mut self,
         world: &World,
         i: usize,
+        entering: Option<(usize, bool)>,
+    ) -> usize {
+        let mi = &world.motion[i];
+        let candidates = &mut self.candidates[..];
+        let mut count = 0;
+        if mi.time == self.latest {
+            let (pi, ti, vi) = (mi.position, mi.time, mi.velocity);
+            let visit = |j: usize| {
+                let mj = &world.motion[j];
+                let pj = mul_add(mj.position, ti - mj.time, mj.velocity);
+                let approach = dot(sub(pj, pi), sub(mj.velocity, vi));
+                candidates[count] = j as u32;
+                count += usize::from(approach < 0.0);
+            };
+            self.grid.for_each_neighbour_or_entering(i, entering, visit);
+        } else {
+            let visit = |j: usize| {
+                let mj = &world.motion[j];
+                let t0 = mi.time.max(mj.time);
+                let pi = mul_add(mi.position, t0 - mi.time, mi.velocity);
+                let pj = mul_add(mj.position, t0 - mj.time, mj.velocity);
+                let approach = dot(sub(pj, pi), sub(mj.velocity, mi.velocity));
+                candidates[count] = j as u32;
+                count += usize::from(approach < 0.0);
+            };
+            self.grid.for_each_neighbour_or_entering(i, entering, visit);
+        }
+        count
+    }
+
+    /// Stores as body `i`'s non-crossing event the earliest of `(rest_time, rest_key)` (with
+    /// its partner counter) and its collisions with the first `count` bodies of
+    /// `self.candidates`, then schedules `i`.
+    fn earliest_with_candidates(
+        &mut self,
+        world: &World,
+        i: usize,
+        count: usize,
         mut rest_time: f64,
         mut rest_key: u64,
         mut rest_partner_counter: u32,
     ) {
         let mi = &world.motion[i];
-        // Pass 1, branch free: keep the neighbours approaching `i` (the only ones that can
-        // collide), so that the loads of all neighbours' states overlap and the coin-flip
-        // approach test costs no branch mispredictions. Positions are taken at the later of
-        // the two state times as in `motion_pair_time_before`, with `p + 0 v = p` when a state
-        // is already at that time, so the sign of the approach rate is the same.
-        self.candidates.clear();
-        self.candidates.resize(self.neighbours.len(), 0);
-        let mut count = 0;
-        for &j in &self.neighbours {
-            let mj = &world.motion[j as usize];
-            let t0 = mi.time.max(mj.time);
-            let pi = mul_add(mi.position, t0 - mi.time, mi.velocity);
-            let pj = mul_add(mj.position, t0 - mj.time, mj.velocity);
-            let approach = dot(sub(pj, pi), sub(mj.velocity, mi.velocity));
-            self.candidates[count] = j;
-            count += usize::from(approach < 0.0);
-        }
-        // Pass 2: the exact time of impact of the approaching ones.
+        // The exact time of impact of the approaching neighbours.
         for &j in &self.candidates[..count] {
             let j = j as usize;
             let mj = &world.motion[j];
@@ -261,6 +282,7 @@ impl Calendar {
 
     /// Re-predicts the bodies of `event`, whose motion the simulation has just changed.
     pub(crate) fn after_event(&mut self, world: &World, event: &Event) {
+        self.latest = self.latest.max(event.time);
         let a = event.a as usize;
         self.state[a].counter = self.state[a].counter.wrapping_add(1);
         if event.kind == EventKind::Collision {

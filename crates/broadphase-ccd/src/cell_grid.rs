@@ -136,6 +136,21 @@ impl CellGrid {
         self.visit_block(i, Some((axis, layer)), visit);
     }
 
+    /// [`CellGrid::for_each_neighbour`] for `None`, [`CellGrid::for_each_entering`] for
+    /// `Some((axis, up))`.
+    #[inline]
+    pub(crate) fn for_each_neighbour_or_entering(
+        &self,
+        i: usize,
+        entering: Option<(usize, bool)>,
+        visit: impl FnMut(usize),
+    ) {
+        match entering {
+            None => self.for_each_neighbour(i, visit),
+            Some((axis, up)) => self.for_each_entering(i, axis, up, visit),
+        }
+    }
+
     /// Visits the 3^dim block around `i`'s cell, or only its layer `coord[axis] == layer`.
     ///
     /// Cells are numbered x fastest, so each row of the block is a run of consecutive cells.
