@@ -26,7 +26,7 @@ use crate::event::{
     decode_tie, earlier, tie_key, Event, EventKind, RANK_COLLISION, RANK_CROSSING, RANK_WALL,
 };
 use crate::event_heap::EventHeap;
-use crate::time_of_impact::{collision_key, motion_pair_time_before, wall_event};
+use crate::time_of_impact::{collision_key, impact_time_before, wall_event};
 use crate::vector::{dot, mul_add, sub};
 use crate::world::World;
 
@@ -77,7 +77,22 @@ pub(crate) struct Calendar {
     /// Scratch: the neighbours approaching the body being predicted, in its first `count`
     /// entries. As long as the number of bodies, so that the filter can write every
     /// neighbour unconditionally and advance the count without a branch.
-    candidates: Vec<u32>,
+    candidates: Vec<Candidate>,
+}
+
+/// A neighbour approaching the body being predicted, with the coefficients of their
+/// time-of-impact quadratic as `motion_pair_time_before` computes them (so the time is
+/// bit-identical to every other method's) and the time `t0` they are taken at.
+#[derive(Debug, Clone, Copy, Default)]
+struct Candidate {
+    t0: f64,
+    /// `dp·dv`, negative (approaching).
+    b: f64,
+    /// `|dp|^2 - s^2`.
+    c: f64,
+    /// `|dv|^2`.
+    a: f64,
+    body: u32,
 }
 
 impl Calendar {
@@ -90,7 +105,7 @@ impl Calendar {
             crossings: 0,
             stale: 0,
             latest: world.motion.iter().fold(now, |t, m| t.max(m.time)),
-            candidates: vec![0; n],
+            candidates: vec![Candidate::default(); n],
         };
         for i in 0..n {
             calendar.predict(world, i);
@@ -131,16 +146,17 @@ impl Calendar {
     }
 
     /// Writes into the first entries of `self.candidates` the neighbours of body `i` that
-    /// approach it (the only ones that can collide with it) and returns their number: all
-    /// neighbours, or with `Some((axis, up))` those of the cell layer its step along `axis`
-    /// brought into reach.
+    /// approach it (the only ones that can collide with it), with their time-of-impact
+    /// coefficients, and returns their number: all neighbours, or with `Some((axis, up))`
+    /// those of the cell layer its step along `axis` brought into reach.
     ///
     /// The filter is branch free (every neighbour is written, the count advances by the
-    /// test), so the coin-flip approach test costs no branch mispredictions. Positions are
-    /// taken at the later of the two state times as in `motion_pair_time_before`, with
-    /// `p + 0 v = p` when a state is already at that time, so the sign of the approach rate
-    /// is the same (up to the sign of a zero, which `< 0` ignores). When `i`'s state is at
-    /// the latest time of all, that later time is always `i`'s and its position needs no
+    /// test), so the coin-flip approach test costs no branch mispredictions. The arithmetic
+    /// is that of `motion_pair_time_before` for the pair in either order (swapping the pair
+    /// negates `dp` and `dv` exactly, which leaves every dot product unchanged; taking a
+    /// state already at `t0` as `p + 0 v` only changes the sign of a zero, which `< 0`
+    /// and the quadratic ignore), so the times are bit-identical. When `i`'s state is at
+    /// the latest time of all, `t0` is always `i`'s time and its position needs no
     /// advancing: the common case right after an event, worth its own loop.
     #[inline]
     fn approaching_neighbours(
@@ -153,13 +169,21 @@ impl Calendar {
         let candidates = &mut self.candidates[..];
         let mut count = 0;
         if mi.time == self.latest {
-            let (pi, ti, vi) = (mi.position, mi.time, mi.velocity);
+            let (pi, ti, vi, ri) = (mi.position, mi.time, mi.velocity, mi.radius);
             let visit = |j: usize| {
                 let mj = &world.motion[j];
-                let pj = mul_add(mj.position, ti - mj.time, mj.velocity);
-                let approach = dot(sub(pj, pi), sub(mj.velocity, vi));
-                candidates[count] = j as u32;
-                count += usize::from(approach < 0.0);
+                let dp = sub(mul_add(mj.position, ti - mj.time, mj.velocity), pi);
+                let dv = sub(mj.velocity, vi);
+                let b = dot(dp, dv);
+                let s = ri + mj.radius;
+                candidates[count] = Candidate {
+                    t0: ti,
+                    b,
+                    c: dot(dp, dp) - s * s,
+                    a: dot(dv, dv),
+                    body: j as u32,
+                };
+                count += usize::from(b < 0.0);
             };
             self.grid.for_each_neighbour_or_entering(i, entering, visit);
         } else {
@@ -168,9 +192,18 @@ impl Calendar {
                 let t0 = mi.time.max(mj.time);
                 let pi = mul_add(mi.position, t0 - mi.time, mi.velocity);
                 let pj = mul_add(mj.position, t0 - mj.time, mj.velocity);
-                let approach = dot(sub(pj, pi), sub(mj.velocity, mi.velocity));
-                candidates[count] = j as u32;
-                count += usize::from(approach < 0.0);
+                let dp = sub(pj, pi);
+                let dv = sub(mj.velocity, mi.velocity);
+                let b = dot(dp, dv);
+                let s = mi.radius + mj.radius;
+                candidates[count] = Candidate {
+                    t0,
+                    b,
+                    c: dot(dp, dp) - s * s,
+                    a: dot(dv, dv),
+                    body: j as u32,
+                };
+                count += usize::from(b < 0.0);
             };
             self.grid.for_each_neighbour_or_entering(i, entering, visit);
         }
@@ -189,17 +222,16 @@ impl Calendar {
         mut rest_key: u64,
         mut rest_partner_counter: u32,
     ) {
-        let mi = &world.motion[i];
-        // The exact time of impact of the approaching neighbours.
-        for &j in &self.candidates[..count] {
-            let j = j as usize;
-            let mj = &world.motion[j];
-            let time = if i < j {
-                motion_pair_time_before(mi, mj, rest_time)
-            } else {
-                motion_pair_time_before(mj, mi, rest_time)
-            };
+        for candidate in &self.candidates[..count] {
+            let time = impact_time_before(
+                candidate.t0,
+                candidate.b,
+                candidate.c,
+                || candidate.a,
+                rest_time,
+            );
             if let Some(time) = time {
+                let j = candidate.body as usize;
                 let key = collision_key(i.min(j), i.max(j));
                 if earlier(time, key, rest_time, rest_key) {
                     (rest_time, rest_key) = (time, key);
