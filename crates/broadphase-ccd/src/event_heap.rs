@@ -105,17 +105,40 @@ impl EventHeap {
         let n = self.entries.len();
         loop {
             let first = ARITY * at + 1;
-            if first >= n {
-                break;
-            }
-            let mut child = first;
-            let mut c = self.entries[first];
-            for k in first + 1..(first + ARITY).min(n) {
-                let candidate = self.entries[k];
-                if self.before(candidate, c) {
-                    (child, c) = (k, candidate);
+            let (child, c) = if first + ARITY <= n {
+                // A full node (all but at most one node of the heap): the earliest of its
+                // four children by a tournament, two independent comparisons then one.
+                let kids: &[HeapEntry; ARITY] = self.entries[first..first + ARITY]
+                    .try_into()
+                    .expect("a full node has ARITY children");
+                let (k01, e01) = if self.before(kids[1], kids[0]) {
+                    (1, kids[1])
+                } else {
+                    (0, kids[0])
+                };
+                let (k23, e23) = if self.before(kids[3], kids[2]) {
+                    (3, kids[3])
+                } else {
+                    (2, kids[2])
+                };
+                if self.before(e23, e01) {
+                    (first + k23, e23)
+                } else {
+                    (first + k01, e01)
                 }
-            }
+            } else if first < n {
+                let mut child = first;
+                let mut c = self.entries[first];
+                for k in first + 1..n {
+                    let candidate = self.entries[k];
+                    if self.before(candidate, c) {
+                        (child, c) = (k, candidate);
+                    }
+                }
+                (child, c)
+            } else {
+                break;
+            };
             if !self.before(c, entry) {
                 break;
             }
