@@ -27,7 +27,7 @@ use crate::event::{
 };
 use crate::event_heap::EventHeap;
 use crate::time_of_impact::{collision_key, impact_time_before, wall_event};
-use crate::vector::{dot, mul_add, sub};
+use crate::vector::{dot, mul_add, sub, Vec3};
 use crate::world::World;
 
 /// A body's prediction state.
@@ -165,6 +165,22 @@ impl Calendar {
         i: usize,
         entering: Option<(usize, bool)>,
     ) -> usize {
+        if world.dim == 2 {
+            self.approaching_neighbours_in::<2>(world, i, entering)
+        } else {
+            self.approaching_neighbours_in::<3>(world, i, entering)
+        }
+    }
+
+    /// [`Calendar::approaching_neighbours`] in `D` dimensions: in 2D the `z` components are
+    /// all zero, and leaving out their zero terms changes no sum but the sign of a zero.
+    #[inline(always)]
+    fn approaching_neighbours_in<const D: usize>(
+        &mut self,
+        world: &World,
+        i: usize,
+        entering: Option<(usize, bool)>,
+    ) -> usize {
         let mi = &world.motion[i];
         let candidates = &mut self.candidates[..];
         let mut count = 0;
@@ -172,15 +188,15 @@ impl Calendar {
             let (pi, ti, vi, ri) = (mi.position, mi.time, mi.velocity, mi.radius);
             let visit = |j: usize| {
                 let mj = &world.motion[j];
-                let dp = sub(mul_add(mj.position, ti - mj.time, mj.velocity), pi);
-                let dv = sub(mj.velocity, vi);
-                let b = dot(dp, dv);
+                let dp = sub_in::<D>(mul_add_in::<D>(mj.position, ti - mj.time, mj.velocity), pi);
+                let dv = sub_in::<D>(mj.velocity, vi);
+                let b = dot_in::<D>(dp, dv);
                 let s = ri + mj.radius;
                 candidates[count] = Candidate {
                     t0: ti,
                     b,
-                    c: dot(dp, dp) - s * s,
-                    a: dot(dv, dv),
+                    c: dot_in::<D>(dp, dp) - s * s,
+                    a: dot_in::<D>(dv, dv),
                     body: j as u32,
                 };
                 count += usize::from(b < 0.0);
@@ -190,17 +206,17 @@ impl Calendar {
             let visit = |j: usize| {
                 let mj = &world.motion[j];
                 let t0 = mi.time.max(mj.time);
-                let pi = mul_add(mi.position, t0 - mi.time, mi.velocity);
-                let pj = mul_add(mj.position, t0 - mj.time, mj.velocity);
-                let dp = sub(pj, pi);
-                let dv = sub(mj.velocity, mi.velocity);
-                let b = dot(dp, dv);
+                let pi = mul_add_in::<D>(mi.position, t0 - mi.time, mi.velocity);
+                let pj = mul_add_in::<D>(mj.position, t0 - mj.time, mj.velocity);
+                let dp = sub_in::<D>(pj, pi);
+                let dv = sub_in::<D>(mj.velocity, mi.velocity);
+                let b = dot_in::<D>(dp, dv);
                 let s = mi.radius + mj.radius;
                 candidates[count] = Candidate {
                     t0,
                     b,
-                    c: dot(dp, dp) - s * s,
-                    a: dot(dv, dv),
+                    c: dot_in::<D>(dp, dp) - s * s,
+                    a: dot_in::<D>(dv, dv),
                     body: j as u32,
                 };
                 count += usize::from(b < 0.0);
@@ -323,6 +339,37 @@ impl Calendar {
             self.predict(world, b);
         }
         self.predict(world, a);
+    }
+}
+
+/// `a - b` on the first `D` components (the others zero).
+#[inline(always)]
+fn sub_in<const D: usize>(a: Vec3, b: Vec3) -> Vec3 {
+    if D == 3 {
+        sub(a, b)
+    } else {
+        [a[0] - b[0], a[1] - b[1], 0.0]
+    }
+}
+
+/// `a · b` on the first `D` components: in 2D the same sum as [`dot`] without its zero
+/// `z` term, `(x + y) + 0 = x + y` (up to the sign of a zero).
+#[inline(always)]
+fn dot_in<const D: usize>(a: Vec3, b: Vec3) -> f64 {
+    if D == 3 {
+        dot(a, b)
+    } else {
+        a[0] * b[0] + a[1] * b[1]
+    }
+}
+
+/// `a + s b` on the first `D` components (the others zero).
+#[inline(always)]
+fn mul_add_in<const D: usize>(a: Vec3, s: f64, b: Vec3) -> Vec3 {
+    if D == 3 {
+        mul_add(a, s, b)
+    } else {
+        [a[0] + s * b[0], a[1] + s * b[1], 0.0]
     }
 }
 
