@@ -39,9 +39,16 @@ pub(crate) struct EventHeap {
 }
 
 /// `true` when `x` comes strictly before `y` in `(time, key)` order.
+///
+/// Written so that the coin-flip `<` is a value, not a branch (callers select with it); the
+/// only branch is the rarely taken, well predicted one for equal times.
 #[inline(always)]
 fn before(key: &[u64], x: HeapEntry, y: HeapEntry) -> bool {
-    x.time < y.time || (x.time == y.time && key[x.body as usize] < key[y.body as usize])
+    if x.time == y.time {
+        key[x.body as usize] < key[y.body as usize]
+    } else {
+        x.time < y.time
+    }
 }
 
 impl EventHeap {
@@ -132,21 +139,14 @@ impl EventHeap {
                 let kids: &[HeapEntry; ARITY] = entries[first..first + ARITY]
                     .try_into()
                     .expect("a full node has ARITY children");
-                let (k01, e01) = if before(key, kids[1], kids[0]) {
-                    (1, kids[1])
+                let k01 = usize::from(before(key, kids[1], kids[0]));
+                let k23 = 2 + usize::from(before(key, kids[3], kids[2]));
+                let k = if before(key, kids[k23], kids[k01]) {
+                    k23
                 } else {
-                    (0, kids[0])
+                    k01
                 };
-                let (k23, e23) = if before(key, kids[3], kids[2]) {
-                    (3, kids[3])
-                } else {
-                    (2, kids[2])
-                };
-                if before(key, e23, e01) {
-                    (first + k23, e23)
-                } else {
-                    (first + k01, e01)
-                }
+                (first + k, kids[k])
             } else if first < n {
                 let mut child = first;
                 let mut c = entries[first];
