@@ -74,6 +74,9 @@ pub(crate) struct Calendar {
     /// The latest motion-state time of any body (the latest event time): a body whose state
     /// is at this time needs no advancing in the approach filter.
     latest: f64,
+    /// Scratch: the neighbours of the body being predicted, in its first entries; as long as
+    /// the number of bodies (see [`CellGrid::gather`]).
+    neighbours: Vec<u32>,
     /// Scratch: the neighbours approaching the body being predicted, in its first `count`
     /// entries. As long as the number of bodies, so that the filter can write every
     /// neighbour unconditionally and advance the count without a branch.
@@ -105,6 +108,7 @@ impl Calendar {
             crossings: 0,
             stale: 0,
             latest: world.motion.iter().fold(now, |t, m| t.max(m.time)),
+            neighbours: vec![0; n],
             candidates: vec![Candidate::default(); n],
         };
         for i in 0..n {
@@ -182,12 +186,13 @@ impl Calendar {
         entering: Option<(usize, bool)>,
     ) -> usize {
         let mi = &world.motion[i];
+        let found = self.grid.gather(i, entering, &mut self.neighbours);
         let candidates = &mut self.candidates[..];
         let mut count = 0;
         if mi.time == self.latest {
             let (pi, ti, vi, ri) = (mi.position, mi.time, mi.velocity, mi.radius);
-            let visit = |j: usize| {
-                let mj = &world.motion[j];
+            for &j in &self.neighbours[..found] {
+                let mj = &world.motion[j as usize];
                 let dp = sub_in::<D>(mul_add_in::<D>(mj.position, ti - mj.time, mj.velocity), pi);
                 let dv = sub_in::<D>(mj.velocity, vi);
                 let b = dot_in::<D>(dp, dv);
@@ -197,14 +202,13 @@ impl Calendar {
                     b,
                     c: dot_in::<D>(dp, dp) - s * s,
                     a: dot_in::<D>(dv, dv),
-                    body: j as u32,
+                    body: j,
                 };
                 count += usize::from(b < 0.0);
-            };
-            self.grid.for_each_neighbour_or_entering(i, entering, visit);
+            }
         } else {
-            let visit = |j: usize| {
-                let mj = &world.motion[j];
+            for &j in &self.neighbours[..found] {
+                let mj = &world.motion[j as usize];
                 let t0 = mi.time.max(mj.time);
                 let pi = mul_add_in::<D>(mi.position, t0 - mi.time, mi.velocity);
                 let pj = mul_add_in::<D>(mj.position, t0 - mj.time, mj.velocity);
@@ -217,11 +221,10 @@ impl Calendar {
                     b,
                     c: dot_in::<D>(dp, dp) - s * s,
                     a: dot_in::<D>(dv, dv),
-                    body: j as u32,
+                    body: j,
                 };
                 count += usize::from(b < 0.0);
-            };
-            self.grid.for_each_neighbour_or_entering(i, entering, visit);
+            }
         }
         count
     }

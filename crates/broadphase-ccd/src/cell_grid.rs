@@ -1,21 +1,32 @@
-//! Uniform cell grid with intrusive per-cell lists, for the event calendar's neighbour search.
+//! Uniform cell grid with two inline slots and an overflow list per cell, for the event
+//! calendar's neighbour search.
 
 use crate::world::World;
 
 const NONE: u32 = u32::MAX;
 
+/// Inline body slots per cell.
+const SLOTS: usize = 2;
+
 /// A uniform grid over the world box whose cells are at least one maximum diameter wide (plus a
 /// relative slack of 1e-6 against rounding in crossing times), so two bodies in contact always
 /// sit in the same or adjacent cells. Each body is in exactly one cell, tracked by integer
 /// coordinates that change only through cell-crossing events (never recomputed from rounded
-/// positions). Per-cell membership is a doubly linked list stored in arrays: O(1) moves, no
-/// allocation after construction, O(n + cells) memory with cells capped at about 4n.
+/// positions). A cell holds its first two bodies in two inline slots (cells hold well under
+/// one body on average at the packings of interest, so the slots of a row of cells are one or
+/// two cache lines and are read without a data-dependent branch) and any further ones in a
+/// doubly linked overflow list stored in arrays: O(1) moves, no allocation after
+/// construction, O(n + cells) memory with cells capped at about 4n.
 #[derive(Debug, Clone)]
 pub(crate) struct CellGrid {
     pub(crate) dim: usize,
     pub(crate) cells: [u32; 3],
     pub(crate) width: [f64; 3],
+    /// Per cell: two bodies, or `NONE`.
+    slots: Vec<[u32; SLOTS]>,
+    /// Per cell: the first body of its overflow list, or `NONE`.
     head: Vec<u32>,
+    /// Per body in an overflow list: its neighbours in that list.
     next: Vec<u32>,
     prev: Vec<u32>,
     pub(crate) coord: Vec<[u32; 3]>,
@@ -50,6 +61,7 @@ impl CellGrid {
             dim,
             cells,
             width,
+            slots: vec![[NONE; SLOTS]; total],
             head: vec![NONE; total],
             next: vec![NONE; n],
             prev: vec![NONE; n],
@@ -73,8 +85,13 @@ impl CellGrid {
             + self.cells[0] as usize * (c[1] as usize + self.cells[1] as usize * c[2] as usize)
     }
 
+    /// Puts body `i` into the cell of its coordinates: a free slot, else the overflow list.
     fn link(&mut self, i: u32) {
         let cell = self.cell_index(self.coord[i as usize]);
+        if let Some(slot) = self.slots[cell].iter_mut().find(|s| **s == NONE) {
+            *slot = i;
+            return;
+        }
         let first = self.head[cell];
         self.next[i as usize] = first;
         self.prev[i as usize] = NONE;
@@ -84,12 +101,17 @@ impl CellGrid {
         self.head[cell] = i;
     }
 
+    /// Takes body `i` out of the cell of its coordinates.
     fn unlink(&mut self, i: u32) {
+        let cell = self.cell_index(self.coord[i as usize]);
+        if let Some(slot) = self.slots[cell].iter_mut().find(|s| **s == i) {
+            *slot = NONE;
+            return;
+        }
         let (p, n) = (self.prev[i as usize], self.next[i as usize]);
         if p != NONE {
             self.next[p as usize] = n;
         } else {
-            let cell = self.cell_index(self.coord[i as usize]);
             self.head[cell] = n;
         }
         if n != NONE {
@@ -105,57 +127,45 @@ impl CellGrid {
         self.link(i as u32);
     }
 
-    /// Calls `visit(j)` for every body `j != i` in the cells adjacent to (or equal to) `i`'s.
+    /// Writes into `out` every body `j != i` in the cells adjacent to (or equal to) `i`'s, or
+    /// with `Some((axis, up))`, after `i` stepped one cell along `axis` (up if `up`), those of
+    /// the layer of cells that just became adjacent to `i`'s cell (none at the grid's edge),
+    /// and returns their number. `out` must hold at least as many entries as there are bodies.
     #[inline]
-    pub(crate) fn for_each_neighbour(&self, i: usize, visit: impl FnMut(usize)) {
-        self.visit_block(i, None, visit);
-    }
-
-    /// After `i` stepped one cell along `axis` (up if `up`), calls `visit(j)` for the bodies of
-    /// the layer of cells that just became adjacent to `i`'s cell (none at the grid's edge).
-    #[inline]
-    pub(crate) fn for_each_entering(
-        &self,
-        i: usize,
-        axis: usize,
-        up: bool,
-        visit: impl FnMut(usize),
-    ) {
-        let c = self.coord[i][axis];
-        let layer = if up {
-            if c + 1 >= self.cells[axis] {
-                return;
-            }
-            c + 1
-        } else {
-            if c == 0 {
-                return;
-            }
-            c - 1
-        };
-        self.visit_block(i, Some((axis, layer)), visit);
-    }
-
-    /// [`CellGrid::for_each_neighbour`] for `None`, [`CellGrid::for_each_entering`] for
-    /// `Some((axis, up))`.
-    #[inline]
-    pub(crate) fn for_each_neighbour_or_entering(
+    pub(crate) fn gather(
         &self,
         i: usize,
         entering: Option<(usize, bool)>,
-        visit: impl FnMut(usize),
-    ) {
-        match entering {
-            None => self.for_each_neighbour(i, visit),
-            Some((axis, up)) => self.for_each_entering(i, axis, up, visit),
-        }
+        out: &mut [u32],
+    ) -> usize {
+        let layer = match entering {
+            None => None,
+            Some((axis, up)) => {
+                let c = self.coord[i][axis];
+                if up {
+                    if c + 1 >= self.cells[axis] {
+                        return 0;
+                    }
+                    Some((axis, c + 1))
+                } else {
+                    if c == 0 {
+                        return 0;
+                    }
+                    Some((axis, c - 1))
+                }
+            }
+        };
+        self.gather_block(i, layer, out)
     }
 
-    /// Visits the 3^dim block around `i`'s cell, or only its layer `coord[axis] == layer`.
+    /// Gathers the 3^dim block around `i`'s cell, or only its layer `coord[axis] == layer`.
     ///
-    /// Cells are numbered x fastest, so each row of the block is a run of consecutive cells.
+    /// Cells are numbered x fastest, so each row of the block is a run of consecutive cells
+    /// whose slots are adjacent in memory. Every slot is written to `out` and the count
+    /// advances only for a body other than `i`, so occupancy costs no branch; only the rare
+    /// overflow lists are walked.
     #[inline]
-    fn visit_block(&self, i: usize, layer: Option<(usize, u32)>, mut visit: impl FnMut(usize)) {
+    fn gather_block(&self, i: usize, layer: Option<(usize, u32)>, out: &mut [u32]) -> usize {
         let c = self.coord[i];
         // Half-open cell ranges per axis (exclusive ranges iterate faster than inclusive ones).
         let (mut lo, mut hi) = ([0usize; 3], [1usize; 3]);
@@ -169,19 +179,28 @@ impl CellGrid {
         let row_stride = self.cells[0] as usize;
         let plane_stride = row_stride * self.cells[1] as usize;
         let me = i as u32;
+        let mut count = 0;
         for z in lo[2]..hi[2] {
             for y in lo[1]..hi[1] {
                 let row = z * plane_stride + y * row_stride;
+                for slots in &self.slots[row + lo[0]..row + hi[0]] {
+                    for &j in slots {
+                        out[count] = j;
+                        count += usize::from((j != NONE) & (j != me));
+                    }
+                }
                 for &first in &self.head[row + lo[0]..row + hi[0]] {
                     let mut j = first;
                     while j != NONE {
                         if j != me {
-                            visit(j as usize);
+                            out[count] = j;
+                            count += 1;
                         }
                         j = self.next[j as usize];
                     }
                 }
             }
         }
+        count
     }
 }
