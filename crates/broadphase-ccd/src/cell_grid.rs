@@ -26,6 +26,9 @@ pub(crate) struct CellGrid {
     slots: Vec<[u32; SLOTS]>,
     /// Per cell: the first body of its overflow list, or `NONE`.
     head: Vec<u32>,
+    /// Per cell: whether its overflow list is non-empty. A quarter of the size of `head`, so
+    /// that the check for the rare overflow stays in cache and `head` is read only when set.
+    overflows: Vec<bool>,
     /// Per body in an overflow list: its neighbours in that list.
     next: Vec<u32>,
     prev: Vec<u32>,
@@ -63,6 +66,7 @@ impl CellGrid {
             width,
             slots: vec![[NONE; SLOTS]; total],
             head: vec![NONE; total],
+            overflows: vec![false; total],
             next: vec![NONE; n],
             prev: vec![NONE; n],
             coord: vec![[0; 3]; n],
@@ -99,6 +103,7 @@ impl CellGrid {
             self.prev[first as usize] = i;
         }
         self.head[cell] = i;
+        self.overflows[cell] = true;
     }
 
     /// Takes body `i` out of the cell of its coordinates.
@@ -113,6 +118,7 @@ impl CellGrid {
             self.next[p as usize] = n;
         } else {
             self.head[cell] = n;
+            self.overflows[cell] = n != NONE;
         }
         if n != NONE {
             self.prev[n as usize] = p;
@@ -189,18 +195,92 @@ impl CellGrid {
                         count += usize::from((j != NONE) & (j != me));
                     }
                 }
-                for &first in &self.head[row + lo[0]..row + hi[0]] {
-                    let mut j = first;
-                    while j != NONE {
-                        if j != me {
-                            out[count] = j;
-                            count += 1;
+                if self.overflows[row + lo[0]..row + hi[0]].contains(&true) {
+                    for &first in &self.head[row + lo[0]..row + hi[0]] {
+                        let mut j = first;
+                        while j != NONE {
+                            if j != me {
+                                out[count] = j;
+                                count += 1;
+                            }
+                            j = self.next[j as usize];
                         }
-                        j = self.next[j as usize];
                     }
                 }
             }
         }
         count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{generate_scene, SceneConfig};
+
+    /// The bodies of the 3^dim block around `i`'s cell (or its layer), from the coordinates.
+    fn expected_block(grid: &CellGrid, i: usize, layer: Option<(usize, u32)>) -> Vec<u32> {
+        let c = grid.coord[i];
+        let mut found: Vec<u32> = (0..grid.coord.len())
+            .filter(|&j| j != i)
+            .filter(|&j| {
+                (0..grid.dim).all(|k| {
+                    let (a, b) = (grid.coord[j][k], c[k]);
+                    match layer {
+                        Some((axis, at)) if axis == k => a == at,
+                        _ => a.abs_diff(b) <= 1,
+                    }
+                })
+            })
+            .map(|j| j as u32)
+            .collect();
+        found.sort_unstable();
+        found
+    }
+
+    fn gathered(grid: &CellGrid, i: usize, entering: Option<(usize, bool)>) -> Vec<u32> {
+        let mut out = vec![0; grid.coord.len()];
+        let count = grid.gather(i, entering, &mut out);
+        let mut found = out[..count].to_vec();
+        found.sort_unstable();
+        found
+    }
+
+    /// Small and large bodies mixed, so that cells hold many bodies and the overflow lists
+    /// (beyond the two inline slots) fill, empty and refill as bodies step between cells.
+    #[test]
+    fn gather_finds_exactly_the_block_through_overflowing_cells() {
+        for dim in [2, 3] {
+            let mut config = SceneConfig::new(400, dim, 5);
+            config.radius_min = 0.05;
+            config.radius_max = 1.0;
+            let world = generate_scene(&config).unwrap();
+            let mut grid = CellGrid::new(&world, 0.0);
+            let mut state = 99u64;
+            let mut overflowed = 0;
+            for round in 0..3000 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let i = (state >> 33) as usize % world.len();
+                let axis = (state >> 20) as usize % dim;
+                let up = (state >> 10) & 1 == 1;
+                let c = grid.coord[i][axis];
+                if (up && c + 1 < grid.cells[axis]) || (!up && c > 0) {
+                    grid.step(i, axis, up);
+                    let layer = Some((axis, if up { c + 2 } else { c.wrapping_sub(2) }))
+                        .filter(|&(_, at)| at < grid.cells[axis]);
+                    let entering = gathered(&grid, i, Some((axis, up)));
+                    let expected = layer.map_or(Vec::new(), |l| expected_block(&grid, i, Some(l)));
+                    assert_eq!(
+                        entering, expected,
+                        "dim {dim} round {round}: entering layer"
+                    );
+                }
+                assert_eq!(gathered(&grid, i, None), expected_block(&grid, i, None));
+                overflowed += grid.overflows.iter().filter(|&&o| o).count();
+            }
+            assert!(overflowed > 0, "dim {dim}: no cell overflowed its slots");
+        }
     }
 }
