@@ -187,6 +187,13 @@ impl Calendar {
     ) -> usize {
         let mi = &world.motion[i];
         let found = self.grid.gather(i, entering, &mut self.neighbours);
+        // Touch every neighbour's motion record first: independent loads, so their cache
+        // misses overlap instead of being spread over the arithmetic below.
+        let mut touched = 0.0;
+        for &j in &self.neighbours[..found] {
+            touched += world.motion[j as usize].velocity[0];
+        }
+        std::hint::black_box(touched);
         let candidates = &mut self.candidates[..];
         let mut count = 0;
         if mi.time == self.latest {
