@@ -133,6 +133,14 @@ impl EventHeap {
         let n = entries.len();
         loop {
             let first = ARITY * at + 1;
+            // Touch the grandchildren (four adjacent cache lines) before choosing the child:
+            // the next level's load then overlaps this level's instead of following it.
+            let grandchildren = ARITY * first + 1;
+            if grandchildren + ARITY * ARITY <= n {
+                for line in 0..ARITY {
+                    std::hint::black_box(entries[grandchildren + ARITY * line].time);
+                }
+            }
             let (child, c) = if first + ARITY <= n {
                 // A full node (all but at most one node of the heap): the earliest of its
                 // four children by a tournament, two independent comparisons then one.
