@@ -26,8 +26,8 @@ use crate::event::{
     decode_tie, earlier, tie_key, Event, EventKind, RANK_COLLISION, RANK_CROSSING, RANK_WALL,
 };
 use crate::event_heap::EventHeap;
-use crate::time_of_impact::{collision_key, motion_pair_time_before, wall_event};
-use crate::vector::{dot, mul_add, sub};
+use crate::time_of_impact::{collision_key, impact_time_before, wall_event};
+use crate::vector::{dot, mul_add, sub, Vec3};
 use crate::world::World;
 
 /// A body's prediction state.
@@ -71,10 +71,31 @@ pub(crate) struct Calendar {
     crossings: u64,
     /// Stale predictions discarded.
     stale: u64,
-    /// Scratch: the bodies to test against in the current prediction.
+    /// The latest motion-state time of any body (the latest event time): a body whose state
+    /// is at this time needs no advancing in the approach filter.
+    latest: f64,
+    /// Scratch: the neighbours of the body being predicted, in its first entries; as long as
+    /// the number of bodies (see [`CellGrid::gather`]).
     neighbours: Vec<u32>,
-    /// Scratch: those of them approaching the body being predicted.
-    candidates: Vec<u32>,
+    /// Scratch: the neighbours approaching the body being predicted, in its first `count`
+    /// entries. As long as the number of bodies, so that the filter can write every
+    /// neighbour unconditionally and advance the count without a branch.
+    candidates: Vec<Candidate>,
+}
+
+/// A neighbour approaching the body being predicted, with the coefficients of their
+/// time-of-impact quadratic as `motion_pair_time_before` computes them (so the time is
+/// bit-identical to every other method's) and the time `t0` they are taken at.
+#[derive(Debug, Clone, Copy, Default)]
+struct Candidate {
+    t0: f64,
+    /// `dp·dv`, negative (approaching).
+    b: f64,
+    /// `|dp|^2 - s^2`.
+    c: f64,
+    /// `|dv|^2`.
+    a: f64,
+    body: u32,
 }
 
 impl Calendar {
@@ -86,8 +107,9 @@ impl Calendar {
             state: vec![BodyState::default(); n],
             crossings: 0,
             stale: 0,
-            neighbours: Vec::new(),
-            candidates: Vec::new(),
+            latest: world.motion.iter().fold(now, |t, m| t.max(m.time)),
+            neighbours: vec![0; n],
+            candidates: vec![Candidate::default(); n],
         };
         for i in 0..n {
             calendar.predict(world, i);
@@ -108,8 +130,8 @@ impl Calendar {
     /// Recomputes body `i`'s earliest event and stores it in the heap.
     fn predict(&mut self, world: &World, i: usize) {
         let (rest_time, rest_key) = wall_event(world, i).unwrap_or((f64::INFINITY, u64::MAX));
-        self.gather(i, None);
-        self.earliest_with_neighbours(world, i, rest_time, rest_key, 0);
+        let count = self.approaching_neighbours(world, i, None);
+        self.earliest_with_candidates(world, i, count, rest_time, rest_key, 0);
     }
 
     /// Moves body `i` one cell along `axis` at its crossing event and re-predicts it: its
@@ -117,68 +139,125 @@ impl Calendar {
     /// stale one is caught when popped), so only the layer of cells now in reach is tested.
     fn cross(&mut self, world: &World, i: usize, axis: usize, up: bool) {
         self.grid.step(i, axis, up);
-        self.gather(i, Some((axis, up)));
+        let count = self.approaching_neighbours(world, i, Some((axis, up)));
         let BodyState {
             rest_time,
             rest_key,
             rest_partner_counter,
             ..
         } = self.state[i];
-        self.earliest_with_neighbours(world, i, rest_time, rest_key, rest_partner_counter);
+        self.earliest_with_candidates(world, i, count, rest_time, rest_key, rest_partner_counter);
     }
 
-    /// Fills `self.neighbours` with the neighbours of body `i`: all of them, or with
-    /// `Some((axis, up))` those of the cell layer its step along `axis` brought into reach.
+    /// Writes into the first entries of `self.candidates` the neighbours of body `i` that
+    /// approach it (the only ones that can collide with it), with their time-of-impact
+    /// coefficients, and returns their number: all neighbours, or with `Some((axis, up))`
+    /// those of the cell layer its step along `axis` brought into reach.
+    ///
+    /// The filter is branch free (every neighbour is written, the count advances by the
+    /// test), so the coin-flip approach test costs no branch mispredictions. The arithmetic
+    /// is that of `motion_pair_time_before` for the pair in either order (swapping the pair
+    /// negates `dp` and `dv` exactly, which leaves every dot product unchanged; taking a
+    /// state already at `t0` as `p + 0 v` only changes the sign of a zero, which `< 0`
+    /// and the quadratic ignore), so the times are bit-identical. When `i`'s state is at
+    /// the latest time of all, `t0` is always `i`'s time and its position needs no
+    /// advancing: the common case right after an event, worth its own loop.
     #[inline]
-    fn gather(&mut self, i: usize, entering: Option<(usize, bool)>) {
-        self.neighbours.clear();
-        let neighbours = &mut self.neighbours;
-        let visit = |j: usize| neighbours.push(j as u32);
-        match entering {
-            None => self.grid.for_each_neighbour(i, visit),
-            Some((axis, up)) => self.grid.for_each_entering(i, axis, up, visit),
-        }
-    }
-
-    /// Stores as body `i`'s non-crossing event the earliest of `(rest_time, rest_key)` (with
-    /// its partner counter) and its collisions with the bodies in `self.neighbours`, then
-    /// schedules `i`.
-    fn earliest_with_neighbours(
+    fn approaching_neighbours(
         &mut self,
         world: &World,
         i: usize,
+        entering: Option<(usize, bool)>,
+    ) -> usize {
+        if world.dim == 2 {
+            self.approaching_neighbours_in::<2>(world, i, entering)
+        } else {
+            self.approaching_neighbours_in::<3>(world, i, entering)
+        }
+    }
+
+    /// [`Calendar::approaching_neighbours`] in `D` dimensions: in 2D the `z` components are
+    /// all zero, and leaving out their zero terms changes no sum but the sign of a zero.
+    #[inline(always)]
+    fn approaching_neighbours_in<const D: usize>(
+        &mut self,
+        world: &World,
+        i: usize,
+        entering: Option<(usize, bool)>,
+    ) -> usize {
+        let mi = &world.motion[i];
+        let found = self.grid.gather(i, entering, &mut self.neighbours);
+        // Touch every neighbour's motion record first: independent loads, so their cache
+        // misses overlap instead of being spread over the arithmetic below.
+        let mut touched = 0.0;
+        for &j in &self.neighbours[..found] {
+            touched += world.motion[j as usize].velocity[0];
+        }
+        std::hint::black_box(touched);
+        let candidates = &mut self.candidates[..];
+        let mut count = 0;
+        if mi.time == self.latest {
+            let (pi, ti, vi, ri) = (mi.position, mi.time, mi.velocity, mi.radius);
+            for &j in &self.neighbours[..found] {
+                let mj = &world.motion[j as usize];
+                let dp = sub_in::<D>(mul_add_in::<D>(mj.position, ti - mj.time, mj.velocity), pi);
+                let dv = sub_in::<D>(mj.velocity, vi);
+                let b = dot_in::<D>(dp, dv);
+                let s = ri + mj.radius;
+                candidates[count] = Candidate {
+                    t0: ti,
+                    b,
+                    c: dot_in::<D>(dp, dp) - s * s,
+                    a: dot_in::<D>(dv, dv),
+                    body: j,
+                };
+                count += usize::from(b < 0.0);
+            }
+        } else {
+            for &j in &self.neighbours[..found] {
+                let mj = &world.motion[j as usize];
+                let t0 = mi.time.max(mj.time);
+                let pi = mul_add_in::<D>(mi.position, t0 - mi.time, mi.velocity);
+                let pj = mul_add_in::<D>(mj.position, t0 - mj.time, mj.velocity);
+                let dp = sub_in::<D>(pj, pi);
+                let dv = sub_in::<D>(mj.velocity, mi.velocity);
+                let b = dot_in::<D>(dp, dv);
+                let s = mi.radius + mj.radius;
+                candidates[count] = Candidate {
+                    t0,
+                    b,
+                    c: dot_in::<D>(dp, dp) - s * s,
+                    a: dot_in::<D>(dv, dv),
+                    body: j,
+                };
+                count += usize::from(b < 0.0);
+            }
+        }
+        count
+    }
+
+    /// Stores as body `i`'s non-crossing event the earliest of `(rest_time, rest_key)` (with
+    /// its partner counter) and its collisions with the first `count` bodies of
+    /// `self.candidates`, then schedules `i`.
+    fn earliest_with_candidates(
+        &mut self,
+        world: &World,
+        i: usize,
+        count: usize,
         mut rest_time: f64,
         mut rest_key: u64,
         mut rest_partner_counter: u32,
     ) {
-        let mi = &world.motion[i];
-        // Pass 1, branch free: keep the neighbours approaching `i` (the only ones that can
-        // collide), so that the loads of all neighbours' states overlap and the coin-flip
-        // approach test costs no branch mispredictions. Positions are taken at the later of
-        // the two state times as in `motion_pair_time_before`, with `p + 0 v = p` when a state
-        // is already at that time, so the sign of the approach rate is the same.
-        self.candidates.clear();
-        self.candidates.resize(self.neighbours.len(), 0);
-        let mut count = 0;
-        for &j in &self.neighbours {
-            let mj = &world.motion[j as usize];
-            let t0 = mi.time.max(mj.time);
-            let pi = mul_add(mi.position, t0 - mi.time, mi.velocity);
-            let pj = mul_add(mj.position, t0 - mj.time, mj.velocity);
-            let approach = dot(sub(pj, pi), sub(mj.velocity, mi.velocity));
-            self.candidates[count] = j;
-            count += usize::from(approach < 0.0);
-        }
-        // Pass 2: the exact time of impact of the approaching ones.
-        for &j in &self.candidates[..count] {
-            let j = j as usize;
-            let mj = &world.motion[j];
-            let time = if i < j {
-                motion_pair_time_before(mi, mj, rest_time)
-            } else {
-                motion_pair_time_before(mj, mi, rest_time)
-            };
+        for candidate in &self.candidates[..count] {
+            let time = impact_time_before(
+                candidate.t0,
+                candidate.b,
+                candidate.c,
+                || candidate.a,
+                rest_time,
+            );
             if let Some(time) = time {
+                let j = candidate.body as usize;
                 let key = collision_key(i.min(j), i.max(j));
                 if earlier(time, key, rest_time, rest_key) {
                     (rest_time, rest_key) = (time, key);
@@ -261,6 +340,7 @@ impl Calendar {
 
     /// Re-predicts the bodies of `event`, whose motion the simulation has just changed.
     pub(crate) fn after_event(&mut self, world: &World, event: &Event) {
+        self.latest = self.latest.max(event.time);
         let a = event.a as usize;
         self.state[a].counter = self.state[a].counter.wrapping_add(1);
         if event.kind == EventKind::Collision {
@@ -269,6 +349,37 @@ impl Calendar {
             self.predict(world, b);
         }
         self.predict(world, a);
+    }
+}
+
+/// `a - b` on the first `D` components (the others zero).
+#[inline(always)]
+fn sub_in<const D: usize>(a: Vec3, b: Vec3) -> Vec3 {
+    if D == 3 {
+        sub(a, b)
+    } else {
+        [a[0] - b[0], a[1] - b[1], 0.0]
+    }
+}
+
+/// `a · b` on the first `D` components: in 2D the same sum as [`dot`] without its zero
+/// `z` term, `(x + y) + 0 = x + y` (up to the sign of a zero).
+#[inline(always)]
+fn dot_in<const D: usize>(a: Vec3, b: Vec3) -> f64 {
+    if D == 3 {
+        dot(a, b)
+    } else {
+        a[0] * b[0] + a[1] * b[1]
+    }
+}
+
+/// `a + s b` on the first `D` components (the others zero).
+#[inline(always)]
+fn mul_add_in<const D: usize>(a: Vec3, s: f64, b: Vec3) -> Vec3 {
+    if D == 3 {
+        mul_add(a, s, b)
+    } else {
+        [a[0] + s * b[0], a[1] + s * b[1], 0.0]
     }
 }
 
@@ -322,6 +433,52 @@ mod tests {
                 calendar.internal_events().0 > 0,
                 "no cell crossings exercised"
             );
+        }
+    }
+
+    /// The calendar computes pair times from its own approach-filter coefficients; they must
+    /// be bit-identical to `motion_pair_time_before` (what the other methods use), in 2D and
+    /// 3D, through both filter loops (a predicted body at the latest time, right after its
+    /// event, and an older one at crossings and stale re-predictions), at sparse and dense
+    /// packings and with equal masses (more ties in speed).
+    #[test]
+    fn times_are_bit_identical_to_all_pairs() {
+        for dim in [2, 3] {
+            for (seed, fraction, equal) in [
+                (1, None, false),
+                (2, Some(0.2), true),
+                (3, Some(0.05), false),
+            ] {
+                let mut config = SceneConfig::new(80, dim, seed);
+                config.packing_fraction = fraction;
+                if equal {
+                    config.mass_model = crate::MassModel::Equal;
+                }
+                let world = generate_scene(&config).unwrap();
+                let mut reference = crate::Simulation::new(
+                    world.clone(),
+                    crate::Method::AllPairs,
+                    &Default::default(),
+                )
+                .unwrap();
+                let mut calendar =
+                    crate::Simulation::new(world, crate::Method::Calendar, &Default::default())
+                        .unwrap();
+                for k in 0..2000 {
+                    let expected = reference.next_event().unwrap();
+                    let found = calendar.next_event().unwrap();
+                    assert_eq!(
+                        (found.kind, found.a, found.b, found.time.to_bits()),
+                        (
+                            expected.kind,
+                            expected.a,
+                            expected.b,
+                            expected.time.to_bits()
+                        ),
+                        "dim {dim} seed {seed} event {k}: {found} vs {expected}"
+                    );
+                }
+            }
         }
     }
 }

@@ -50,13 +50,28 @@ pub(crate) fn sphere_sphere_before(
         return None;
     }
     let c = dot(dp, dp) - contact_distance * contact_distance;
+    impact_time_before(t0, b, c, || dot(dv, dv), bound)
+}
+
+/// The end of [`sphere_sphere_before`] from the coefficients `b = dp·dv < 0` and
+/// `c = |dp|^2 - s^2` of an approaching pair, and `a() = |dv|^2` (evaluated only when
+/// needed): finders that already computed the coefficients get bit-identical times.
+#[inline(always)]
+pub(crate) fn impact_time_before(
+    t0: f64,
+    b: f64,
+    c: f64,
+    a: impl FnOnce() -> f64,
+    bound: f64,
+) -> Option<f64> {
+    debug_assert!(b < 0.0);
     if c <= 0.0 {
         return Some(t0);
     }
     if t0 + c / (-2.0 * b) * (1.0 - 1e-9) > bound {
         return None;
     }
-    let a = dot(dv, dv);
+    let a = a();
     let disc = b * b - a * c;
     if disc <= 0.0 {
         return None;
