@@ -58,8 +58,9 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 500.0)]
     max_step_ms: f64,
     /// Run the algorithm list this many times in rotation and keep, per algorithm, its round
-    /// with the median total time (a shared machine's speed drifts over minutes; rotation
-    /// spreads each algorithm's rounds over the whole run).
+    /// with the median total time, and per phase of a phased scene the round with that
+    /// phase's median sum (a shared machine's speed drifts over minutes; rotation spreads each
+    /// algorithm's rounds over the whole run).
     #[arg(long, default_value_t = 1)]
     rounds: usize,
     #[command(flatten)]
@@ -272,7 +273,23 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         }
         for mut measured in rounds {
             measured.sort_by(|a, b| total_time(a).total_cmp(&total_time(b)));
-            rows.push(BenchRow::from(&measured[(measured.len() - 1) / 2]));
+            let mut row = BenchRow::from(&measured[(measured.len() - 1) / 2]);
+            // Each phase from its own median round: one phase's noise does not follow the
+            // whole run's.
+            for (k, phase) in row.phases.iter_mut().enumerate() {
+                let mut same: Vec<_> = measured
+                    .iter()
+                    .filter_map(|m| m.phases.get(k))
+                    .filter(|p| p.steps == phase.steps)
+                    .collect();
+                same.sort_by(|a, b| a.total_ms.total_cmp(&b.total_ms));
+                if let Some(p) = same.get(same.len().saturating_sub(1) / 2) {
+                    phase.total_ms_sum = p.total_ms;
+                    phase.total_ms_median = p.total.median;
+                    phase.total_ms_p95 = p.total.p95;
+                }
+            }
+            rows.push(row);
         }
     }
     progress.finish_and_clear();
