@@ -134,17 +134,23 @@ struct SceneStats {
 }
 
 impl SceneStats {
-    fn differs_from(&self, other: &SceneStats) -> bool {
+    /// True when a statistic changed by more than its threshold times `scale`: 1 for a
+    /// changed scene, [`SHIFT`] for a shift of regime (see [`Adaptive::update`]).
+    fn differs_from(&self, other: &SceneStats, scale: f64) -> bool {
         let ratio = |a: f64, b: f64| (a.max(1e-9) / b.max(1e-9)).max(b.max(1e-9) / a.max(1e-9));
-        ratio(self.proxies as f64, other.proxies as f64) > 1.5
-            || (self.moved_fraction - other.moved_fraction).abs() > 0.25
-            || (ratio(self.relative_speed, other.relative_speed) > 2.0
+        ratio(self.proxies as f64, other.proxies as f64) > 1.0 + 0.5 * scale
+            || (self.moved_fraction - other.moved_fraction).abs() > 0.25 * scale
+            || (ratio(self.relative_speed, other.relative_speed) > 2.0 * scale
                 && self.relative_speed.max(other.relative_speed) > 0.01)
-            || (self.churn - other.churn).abs() > 0.02
-            || (ratio(self.pairs_per_proxy, other.pairs_per_proxy) > 2.0
+            || (self.churn - other.churn).abs() > 0.02 * scale
+            || (ratio(self.pairs_per_proxy, other.pairs_per_proxy) > 2.0 * scale
                 && self.pairs_per_proxy.max(other.pairs_per_proxy) > 0.5)
     }
 }
+
+/// How much more than a change a shift of regime is (everything coming to rest, an
+/// explosion, twice the proxies): it starts a round even when trials are over budget.
+const SHIFT: f64 = 2.0;
 
 /// An algorithm under trial, on a sample of the proxies, with the maps between its ids and
 /// the adaptive broad phase's slots.
@@ -1024,9 +1030,12 @@ impl BroadPhase for Adaptive {
             // A changed scene starts a round at once if the budget covers every round so
             // far: the new one is the only overdraft. (In a growing scene the statistics
             // change every few steps, while a round costs many of its early, cheap steps.)
-            let changed = self.stats.differs_from(&self.stats_at_trial)
+            // A shift of regime starts one whatever the budget: one slow trial early on (a
+            // machine's hiccup) must not keep the wrong algorithm for the rest of the run.
+            let changed = self.stats.differs_from(&self.stats_at_trial, 1.0)
                 && self.step >= self.last_round + self.options.min_trial_interval
                 && (self.trial_seconds <= self.options.trial_budget * self.step_seconds
+                    || self.stats.differs_from(&self.stats_at_trial, SHIFT)
                     || self.options.policy == SwitchPolicy::RoundRobin);
             if self.step >= self.next_trial || changed {
                 // Its trials start next step, once the moves of its sample are logged.
