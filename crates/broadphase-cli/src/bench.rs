@@ -272,24 +272,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             rounds[k].push(m);
         }
         for mut measured in rounds {
-            measured.sort_by(|a, b| total_time(a).total_cmp(&total_time(b)));
-            let mut row = BenchRow::from(&measured[(measured.len() - 1) / 2]);
-            // Each phase from its own median round: one phase's noise does not follow the
-            // whole run's.
-            for (k, phase) in row.phases.iter_mut().enumerate() {
-                let mut same: Vec<_> = measured
-                    .iter()
-                    .filter_map(|m| m.phases.get(k))
-                    .filter(|p| p.steps == phase.steps)
-                    .collect();
-                same.sort_by(|a, b| a.total_ms.total_cmp(&b.total_ms));
-                if let Some(p) = same.get(same.len().saturating_sub(1) / 2) {
-                    phase.total_ms_sum = p.total_ms;
-                    phase.total_ms_median = p.total.median;
-                    phase.total_ms_p95 = p.total.p95;
-                }
-            }
-            rows.push(row);
+            rows.push(median_row(&mut measured));
         }
     }
     progress.finish_and_clear();
@@ -308,6 +291,28 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The row of an algorithm's rounds (at least one): its round with the median whole time,
+/// and each phase from the round with that phase's median sum (one phase's noise does not
+/// follow the whole run's).
+fn median_row(measured: &mut [Measurement]) -> BenchRow {
+    measured.sort_by(|a, b| total_time(a).total_cmp(&total_time(b)));
+    let mut row = BenchRow::from(&measured[(measured.len() - 1) / 2]);
+    for (k, phase) in row.phases.iter_mut().enumerate() {
+        let mut same: Vec<_> = measured
+            .iter()
+            .filter_map(|m| m.phases.get(k))
+            .filter(|p| p.steps == phase.steps)
+            .collect();
+        same.sort_by(|a, b| a.total_ms.total_cmp(&b.total_ms));
+        if let Some(p) = same.get(same.len().saturating_sub(1) / 2) {
+            phase.total_ms_sum = p.total_ms;
+            phase.total_ms_median = p.total.median;
+            phase.total_ms_p95 = p.total.p95;
+        }
+    }
+    row
 }
 
 /// A run's whole time: the sum over phases, or the median step for a scene without phases.
@@ -469,4 +474,37 @@ fn print_phases(rows: &[BenchRow]) {
         " {:>22}",
         ratio(adaptive.total_ms_sum, best_overall.map(|r| r.total_ms_sum))
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::PhaseMeasurement;
+
+    fn round(phase_sums: [f64; 2]) -> Measurement {
+        Measurement {
+            algorithm: "a".into(),
+            phases: phase_sums
+                .iter()
+                .enumerate()
+                .map(|(k, &sum)| PhaseMeasurement {
+                    name: format!("p{k}"),
+                    steps: 10,
+                    total_ms: sum,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn each_phase_comes_from_its_own_median_round() {
+        // Whole times 21, 11, 32: the median round is the first, whose first phase took 20;
+        // that phase's median over the rounds is 10.
+        let mut rounds = vec![round([20.0, 1.0]), round([10.0, 1.0]), round([10.0, 22.0])];
+        let row = median_row(&mut rounds);
+        let sums: Vec<f64> = row.phases.iter().map(|p| p.total_ms_sum).collect();
+        assert_eq!(sums, vec![10.0, 1.0]);
+    }
 }

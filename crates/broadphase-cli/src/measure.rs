@@ -10,7 +10,7 @@ use indicatif::ProgressBar;
 use crate::stats::{summarize, Summary};
 
 /// Per-step measurements of one algorithm on one scene. Times are milliseconds per step.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Measurement {
     /// The algorithm's name.
     pub algorithm: String,
@@ -49,7 +49,7 @@ pub struct Measurement {
 }
 
 /// The measured steps of one phase of a scene.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct PhaseMeasurement {
     /// The phase's name.
     pub name: String,
