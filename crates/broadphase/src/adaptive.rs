@@ -1111,3 +1111,34 @@ impl BroadPhase for Adaptive {
         self.active.raycast_closest(ray, filter)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(moved_fraction: f64, relative_speed: f64, pairs_per_proxy: f64) -> SceneStats {
+        SceneStats {
+            proxies: 1000,
+            moved_fraction,
+            relative_speed,
+            churn: 0.0,
+            pairs_per_proxy,
+        }
+    }
+
+    #[test]
+    fn a_shift_of_regime_is_a_change_twice_over() {
+        let moving = stats(1.0, 0.5, 1.0);
+        assert!(!moving.differs_from(&stats(0.9, 0.6, 1.5), 1.0));
+        // A third fewer boxes moving: a change, not a shift.
+        let slowing = stats(0.6, 0.5, 1.0);
+        assert!(slowing.differs_from(&moving, 1.0));
+        assert!(!slowing.differs_from(&moving, SHIFT));
+        // Everything at rest, or pairs five times denser: a shift.
+        assert!(stats(0.0, 0.0, 1.0).differs_from(&moving, SHIFT));
+        assert!(stats(1.0, 0.5, 5.0).differs_from(&moving, SHIFT));
+        // Speeds three times higher: a change only.
+        let faster = stats(1.0, 1.5, 1.0);
+        assert!(faster.differs_from(&moving, 1.0) && !faster.differs_from(&moving, SHIFT));
+    }
+}
