@@ -28,8 +28,8 @@ const SCAN_AT_MOST: usize = 4;
 /// Default of [`HierarchicalGrid::set_motion_factor`]: a moving box's cell is at least this
 /// many times its last displacement (largest axis of the centre's move).
 pub const HGRID_DEFAULT_MOTION_FACTOR: f32 = 2.0;
-/// The motion rule puts a box at most this many levels above its size level (cell ≤ 8 × the
-/// size-level cell, < 16 × its largest edge), whatever its displacement: see
+/// The motion rule puts a box at most this many levels above its size level (a cell at most
+/// 8 times the size-level cell), whatever its displacement: see
 /// [`HierarchicalGrid`] for why.
 pub const HGRID_MOTION_LEVELS: i32 = 3;
 
@@ -54,16 +54,17 @@ enum Placement {
 /// most [`HGRID_MOTION_LEVELS`] (3) levels above its size level. A face crosses a cell plane with
 /// probability about `d / cell` per step and axis, so small fast boxes on their size level are
 /// re-placed nearly every step and spread over many fine levels, each one more hashed lookup
-/// for the boxes below it; one coarser level holds them all and they rarely leave their cells.
+/// for the boxes below it; on a level with cells of at least `K·d` a face crosses a plane with
+/// probability at most about `1 / K`, and fewer levels hold them.
 /// Hysteresis: a box stays where it is while its current level is the target or one above it,
 /// so a speed fluctuating near a level boundary does not move it every step; it goes coarser as
 /// soon as the target is coarser, finer once the target is at least two levels finer, and back
 /// to its size level when it is set without moving (at rest, or resized in place). Inserted and
 /// static boxes use the size rule. The cap keeps a teleport (huge `d`) from putting a small box
 /// in a cell of the world's size, shared with every box of that level and looked up by every
-/// finer box: 3 levels bound its cell to under 16 times its edge, so even a crowd of fast boxes
-/// costs at most a constant factor (8³ cell volume) over the size rule, and the next ordinary
-/// move brings a teleported box back down.
+/// finer box: 3 levels bound its cell to 8 times its size-level cell (under 16 times its edge),
+/// so even a crowd of fast boxes shares cells at most 8³ times larger in volume than under the
+/// size rule, and the next ordinary move brings a teleported box back down.
 ///
 /// Pairs are found at the coarser level of the two boxes: every box looks up the ≤ 8 cells its
 /// box overlaps on its own and every coarser occupied level, and a pair is reported only in the
@@ -79,10 +80,11 @@ enum Placement {
 /// O((dense levels ≥ its level + 1) × cell occupancy), where a uniform grid either stores big
 /// boxes in many cells or puts many small boxes in one cell.
 ///
-/// Updates re-place only moved boxes (choosing their level as above, touching only cells entered or left when the level is
-/// unchanged; each box keeps the indices of its cells, so leaving one needs no hash lookup) and then recompute the pairs with the search above (full-recompute style:
-/// moved boxes must also be found by smaller boxes on finer levels, which would otherwise need a
-/// search of many fine cells). Box queries walk the query's cells on every occupied level; ray
+/// Updates re-place only moved boxes (choosing their level as above, touching only cells
+/// entered or left when the level is unchanged; each box keeps the indices of its cells, so
+/// leaving one needs no hash lookup) and then recompute the pairs with the search above
+/// (full-recompute style: moved boxes must also be found by smaller boxes on finer levels,
+/// which would otherwise need a search of many fine cells). Box queries walk the query's cells on every occupied level; ray
 /// casts use the provided linear scan.
 ///
 /// ```
