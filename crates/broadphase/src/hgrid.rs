@@ -123,8 +123,8 @@ pub struct HierarchicalGrid {
     is_moved: Vec<bool>,
     oversized: Vec<u32>,
     moved: Vec<u32>,
-    /// Per entry of `moved`: the box's centre as of the last update (`None`: inserted since).
-    moved_from: Vec<Option<Vec3>>,
+    /// Per slot: the centre of the stored box as of the last update, for the motion rule.
+    centers: Vec<Vec3>,
     motion_factor: f32,
     /// The boxes of the sparse levels, rebuilt at each update (see [`SparseEntry`]).
     sparse: Vec<SparseEntry>,
@@ -196,7 +196,7 @@ impl HierarchicalGrid {
             is_moved: Vec::new(),
             oversized: Vec::new(),
             moved: Vec::new(),
-            moved_from: Vec::new(),
+            centers: Vec::new(),
             motion_factor: HGRID_DEFAULT_MOTION_FACTOR,
             sparse: Vec::new(),
             sparse_cells: CellMap::default(),
@@ -283,6 +283,7 @@ impl HierarchicalGrid {
             self.cell_ids.resize(n, [0; 8]);
             self.oversized_position.resize(n, 0);
             self.is_moved.resize(n, false);
+            self.centers.resize(n, Vec3::ZERO);
         }
     }
 
@@ -371,9 +372,12 @@ impl HierarchicalGrid {
         self.placement[slot] = Placement::None;
     }
 
-    /// Moves a box to the level and cells its current box and motion since `from` call for.
-    fn replace(&mut self, slot: usize, from: Option<Vec3>) {
+    /// Moves a box to the level and cells its current box and its motion since the last update
+    /// call for (a box not stored yet, just inserted, by its size).
+    fn replace(&mut self, slot: usize) {
         let aabb = *self.proxies.aabb(slot);
+        let from = (self.placement[slot] != Placement::None).then(|| self.centers[slot]);
+        self.centers[slot] = aabb.center();
         let target = self.cells_for(&aabb, self.level_for(slot, &aabb, from));
         let Some((level, new)) = target.filter(|&(level, _)| {
             self.placement[slot] == Placement::Cells && level == self.levels[slot]
@@ -549,18 +553,15 @@ impl BroadPhase for HierarchicalGrid {
         let slot = id.index() as usize;
         self.is_moved[slot] = true;
         self.moved.push(slot as u32);
-        self.moved_from.push(None);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.proxies.index_of(id)?;
+        let slot = self.proxies.set_aabb(id, aabb)?;
         if !self.is_moved[slot] {
             self.is_moved[slot] = true;
             self.moved.push(slot as u32);
-            self.moved_from.push(Some(self.proxies.aabb(slot).center()));
         }
-        self.proxies.set_aabb(id, aabb)?;
         Ok(())
     }
 
@@ -578,11 +579,10 @@ impl BroadPhase for HierarchicalGrid {
             let slot = self.moved[k] as usize;
             self.is_moved[slot] = false;
             if self.proxies.is_live(slot) {
-                self.replace(slot, self.moved_from[k]);
+                self.replace(slot);
             }
         }
         self.moved.clear();
-        self.moved_from.clear();
         self.occupied.clear();
         for (index, members) in self.members.iter().enumerate() {
             if !members.is_empty() {
@@ -624,7 +624,6 @@ impl BroadPhase for HierarchicalGrid {
         self.cells.clear();
         self.oversized.clear();
         self.moved.clear();
-        self.moved_from.clear();
         self.occupied.clear();
         self.sparse.clear();
         self.sparse_cells.clear();
@@ -666,7 +665,7 @@ impl BroadPhase for HierarchicalGrid {
             + self.oversized_position.capacity() * 4
             + self.is_moved.capacity()
             + (self.oversized.capacity() + self.moved.capacity()) * 4
-            + self.moved_from.capacity() * std::mem::size_of::<Option<Vec3>>()
+            + self.centers.capacity() * std::mem::size_of::<Vec3>()
             + self.sparse.capacity() * std::mem::size_of::<SparseEntry>()
             + self.sparse_cells.memory_bytes()
             + (self.sparse_levels_scratch.capacity()
