@@ -48,18 +48,22 @@ enum Placement {
 ///
 /// Levels account for motion. A box may always live on a coarser level than its size requires
 /// (it still overlaps at most 2 × 2 × 2 cells, so the search below is unchanged and exact). A
-/// dynamic box whose centre moved by `d` (largest axis) since the last update goes to the finest
-/// level whose cell is at least `max(largest edge, K·d)`, `K` the motion factor
-/// ([`HierarchicalGrid::set_motion_factor`], default [`HGRID_DEFAULT_MOTION_FACTOR`]), and at
-/// most [`HGRID_MOTION_LEVELS`] (3) levels above its size level. A face crosses a cell plane with
+/// dynamic box whose centre moved by `d` (largest axis) since the last update goes to its
+/// *motion level*, the finest level whose cell is at least `max(largest edge, K·d)`, `K` the
+/// motion factor ([`HierarchicalGrid::set_motion_factor`], default
+/// [`HGRID_DEFAULT_MOTION_FACTOR`]), at most [`HGRID_MOTION_LEVELS`] (3) levels above its size
+/// level, when that is at least two levels above its size level (one level up would split a
+/// population of similar boxes over two dense levels, one more lookup for the finer half, for
+/// little gain: measured on the default bench scene). A face crosses a cell plane with
 /// probability about `d / cell` per step and axis, so small fast boxes on their size level are
 /// re-placed nearly every step and spread over many fine levels, each one more hashed lookup
 /// for the boxes below it; on a level with cells of at least `K·d` a face crosses a plane with
 /// probability at most about `1 / K`, and fewer levels hold them.
-/// Hysteresis: a box stays where it is while its current level is the target or one above it,
-/// so a speed fluctuating near a level boundary does not move it every step; it goes coarser as
-/// soon as the target is coarser, finer once the target is at least two levels finer, and back
-/// to its size level when it is set without moving (at rest, or resized in place). Inserted and
+/// Hysteresis: a box above its size level stays where it is while its motion level is its
+/// current level or one finer, so a speed fluctuating near a level boundary does not move it
+/// every step; it goes coarser as soon as the motion level is coarser, finer once it is two
+/// levels finer, and back to its size level when it is set without moving (at rest, or
+/// resized in place). Inserted and
 /// static boxes use the size rule. The cap keeps a teleport (huge `d`) from putting a small box
 /// in a cell of the world's size, shared with every box of that level and looked up by every
 /// finer box: 3 levels bound its cell to 8 times its size-level cell (under 16 times its edge),
@@ -303,11 +307,19 @@ impl HierarchicalGrid {
         }
         let cap = (size + HGRID_MOTION_LEVELS).min(HGRID_MAX_LEVEL);
         // An infinite reach (a move across the whole float range) is capped like any other.
-        let target =
+        let motion =
             level_of(displacement * self.motion_factor).map_or(cap, |l| l.clamp(size, cap));
+        // One level up would split a population of similar boxes over two dense levels (one
+        // more lookup for the finer half) for little gain: motion counts from two levels up.
+        let target = if motion >= size + 2 { motion } else { size };
         let current = self.levels[slot];
         let stays = self.placement[slot] == Placement::Cells
-            && (target..=(target + 1).min(cap)).contains(&current);
+            && current <= cap
+            && if current == size {
+                target == size
+            } else {
+                current > size && (current - 1..=current).contains(&motion)
+            };
         Some(if stays { current } else { target })
     }
 
@@ -1170,16 +1182,18 @@ mod tests {
             assert_eq!(sorted_pairs(hgrid), brute_pairs(hgrid), "speed {speed}");
             hgrid.pair_count()
         };
-        // (displacement per step, the probe's level after the step): 2 · 0.05 = 0.1 needs cell
-        // 1/8 (level -3, size + 3); 2 · 0.02 = 0.04 targets -4, one finer: it stays; 2 · 0.014
-        // = 0.028 targets -5, two finer: it moves; 2 · 0.001 is below its size; not moving
-        // at all returns it to its size level at once.
+        // (displacement per step, the probe's level after the step): 2 · 0.001 is below its
+        // size; 2 · 0.01 = 0.02 needs level -5, only one above its size: ignored; 2 · 0.05 =
+        // 0.1 needs cell 1/8 (level -3, size + 3); 2 · 0.02 = 0.04 needs -4, one finer: it
+        // stays; 2 · 0.014 = 0.028 needs -5, two finer and only one above its size: back to
+        // its size level; not moving at all returns it to its size level at once.
         let schedule = [
             (0.001, -6),
+            (0.01, -6),
             (0.05, -3),
             (0.05, -3),
             (0.02, -3),
-            (0.014, -5),
+            (0.014, -6),
             (0.02, -4),
             (0.014, -4),
             (0.0, -6),
