@@ -27,7 +27,7 @@ const SPARSE_SHARE: usize = 64;
 const SCAN_AT_MOST: usize = 4;
 /// Default of [`HierarchicalGrid::set_motion_factor`]: a moving box's cell is at least this
 /// many times its last displacement (largest axis of the centre's move).
-pub const HGRID_DEFAULT_MOTION_FACTOR: f32 = 4.0;
+pub const HGRID_DEFAULT_MOTION_FACTOR: f32 = 6.0;
 /// The motion rule puts a box at most this many levels above its size level (a cell at most
 /// 8 times the size-level cell), whatever its displacement: see
 /// [`HierarchicalGrid`] for why.
