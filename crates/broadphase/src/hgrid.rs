@@ -7,6 +7,7 @@ use crate::cell_hash::{CellKey, CellMap, CellRange};
 use crate::pair_tracker::PairTracker;
 use crate::{
     Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
+    Vec3,
 };
 
 /// The finest level: boxes smaller than 2^-20 (about 1e-6) share its cells.
@@ -24,6 +25,13 @@ const SPARSE_SHARE: usize = 64;
 /// Sparse levels coarser than every larger sparse level, holding at most this many boxes, are
 /// tested box by box rather than put in the sparse grid.
 const SCAN_AT_MOST: usize = 4;
+/// Default of [`HierarchicalGrid::set_motion_factor`]: a moving box's cell is at least this
+/// many times its last displacement (largest axis of the centre's move).
+pub const HGRID_DEFAULT_MOTION_FACTOR: f32 = 6.0;
+/// The motion rule puts a box at most this many levels above its size level (a cell at most
+/// 8 times the size-level cell), whatever its displacement: see
+/// [`HierarchicalGrid`] for why.
+pub const HGRID_MOTION_LEVELS: i32 = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Placement {
@@ -33,9 +41,34 @@ enum Placement {
 }
 
 /// The hierarchical grid of the lecture slides: level `k` has cells of edge `2^k`, and a box
-/// goes to the level where `0.5 < largest edge / cell ≤ 1`, so it overlaps at most 2 × 2 × 2
-/// cells there whatever its size. All levels share one spatial hash keyed by `(level, i, j, k)`;
-/// only occupied cells exist and emptied cells are reused.
+/// goes to its *size level*, where `0.5 < largest edge / cell ≤ 1`, or to a coarser level when
+/// it moves fast (below); either way it overlaps at most 2 × 2 × 2 cells there whatever its size.
+/// All levels share one spatial hash keyed by `(level, i, j, k)`; only occupied cells exist and
+/// emptied cells are reused.
+///
+/// Levels account for motion. A box may always live on a coarser level than its size requires
+/// (it still overlaps at most 2 × 2 × 2 cells, so the search below is unchanged and exact). A
+/// dynamic box whose centre moved by `d` (largest axis) since the last update goes to its
+/// *motion level*, the finest level whose cell is at least `max(largest edge, K·d)`, `K` the
+/// motion factor ([`HierarchicalGrid::set_motion_factor`], default
+/// [`HGRID_DEFAULT_MOTION_FACTOR`]), at most [`HGRID_MOTION_LEVELS`] (3) levels above its size
+/// level, when that is at least two levels above its size level (one level up would split a
+/// population of similar boxes over two dense levels, one more lookup for the finer half, for
+/// little gain: measured on the default bench scene). A face crosses a cell plane with
+/// probability about `d / cell` per step and axis, so small fast boxes on their size level are
+/// re-placed nearly every step and spread over many fine levels, each one more hashed lookup
+/// for the boxes below it; on a level with cells of at least `K·d` a face crosses a plane with
+/// probability at most about `1 / K`, and fewer levels hold them.
+/// Hysteresis: a box above its size level stays where it is while its motion level is its
+/// current level or one finer, so a speed fluctuating near a level boundary does not move it
+/// every step; it goes coarser as soon as the motion level is coarser, finer once it is two
+/// levels finer, and back to its size level when it is set without moving (at rest, or
+/// resized in place). Inserted and
+/// static boxes use the size rule. The cap keeps a teleport (huge `d`) from putting a small box
+/// in a cell of the world's size, shared with every box of that level and looked up by every
+/// finer box: 3 levels bound its cell to 8 times its size-level cell (under 16 times its edge),
+/// so even a crowd of fast boxes shares cells at most 8³ times larger in volume than under the
+/// size rule, and the next ordinary move brings a teleported box back down.
 ///
 /// Pairs are found at the coarser level of the two boxes: every box looks up the ≤ 8 cells its
 /// box overlaps on its own and every coarser occupied level, and a pair is reported only in the
@@ -51,10 +84,11 @@ enum Placement {
 /// O((dense levels ≥ its level + 1) × cell occupancy), where a uniform grid either stores big
 /// boxes in many cells or puts many small boxes in one cell.
 ///
-/// Updates re-place only moved boxes (touching only cells entered or left when the level is
-/// unchanged; each box keeps the indices of its cells, so leaving one needs no hash lookup) and then recompute the pairs with the search above (full-recompute style:
-/// moved boxes must also be found by smaller boxes on finer levels, which would otherwise need a
-/// search of many fine cells). Box queries walk the query's cells on every occupied level; ray
+/// Updates re-place only moved boxes (choosing their level as above, touching only cells
+/// entered or left when the level is unchanged; each box keeps the indices of its cells, so
+/// leaving one needs no hash lookup) and then recompute the pairs with the search above
+/// (full-recompute style: moved boxes must also be found by smaller boxes on finer levels,
+/// which would otherwise need a search of many fine cells). Box queries walk the query's cells on every occupied level; ray
 /// casts use the provided linear scan.
 ///
 /// ```
@@ -93,6 +127,9 @@ pub struct HierarchicalGrid {
     is_moved: Vec<bool>,
     oversized: Vec<u32>,
     moved: Vec<u32>,
+    /// Per slot: the centre of the stored box as of the last update, for the motion rule.
+    centers: Vec<Vec3>,
+    motion_factor: f32,
     /// The boxes of the sparse levels, rebuilt at each update (see [`SparseEntry`]).
     sparse: Vec<SparseEntry>,
     /// The sparse boxes in the cells of `sparse_level` they overlap; items index `sparse`.
@@ -163,6 +200,8 @@ impl HierarchicalGrid {
             is_moved: Vec::new(),
             oversized: Vec::new(),
             moved: Vec::new(),
+            centers: Vec::new(),
+            motion_factor: HGRID_DEFAULT_MOTION_FACTOR,
             sparse: Vec::new(),
             sparse_cells: CellMap::default(),
             sparse_level: None,
@@ -177,6 +216,23 @@ impl HierarchicalGrid {
     /// level (0: no sparse levels). Default [`HGRID_DEFAULT_SCAN_LIMIT`].
     pub fn set_scan_limit(&mut self, limit: usize) {
         self.scan_limit = limit;
+    }
+
+    /// A moving box's cell is at least `factor` times its last displacement (see
+    /// [`HierarchicalGrid`]); 0 (or a negative or non-finite factor): the size rule only.
+    /// Default [`HGRID_DEFAULT_MOTION_FACTOR`]. Takes effect as boxes move.
+    pub fn set_motion_factor(&mut self, factor: f32) {
+        self.motion_factor = if factor.is_finite() {
+            factor.max(0.0)
+        } else {
+            0.0
+        };
+    }
+
+    /// The level of a live proxy's box as of the last update, `None` for the oversized list.
+    pub fn level(&self, id: ProxyId) -> Option<i32> {
+        let slot = self.proxies.index_of(id).ok()?;
+        (self.placement.get(slot) == Some(&Placement::Cells)).then(|| self.levels[slot])
     }
 
     /// The levels holding at least one box as of the last update, finest first.
@@ -231,21 +287,53 @@ impl HierarchicalGrid {
             self.cell_ids.resize(n, [0; 8]);
             self.oversized_position.resize(n, 0);
             self.is_moved.resize(n, false);
+            self.centers.resize(n, Vec3::ZERO);
         }
     }
 
-    /// The level and cells of a box, or `None` for the oversized list: boxes too large for
+    /// The level of a box (see [`HierarchicalGrid`]): its size level, raised by its motion
+    /// since `from` (its centre at the last update; `None` for a new box) with hysteresis around
+    /// its current level. `None` for boxes too large for every level.
+    fn level_for(&self, slot: usize, aabb: &Aabb, from: Option<Vec3>) -> Option<i32> {
+        let size = level_of(aabb.extents().max_element())?;
+        let Some(from) = from
+            .filter(|_| self.motion_factor > 0.0 && self.proxies.kind(slot) == ProxyKind::Dynamic)
+        else {
+            return Some(size);
+        };
+        let displacement = (aabb.center() - from).abs().max_element();
+        if displacement == 0.0 {
+            return Some(size);
+        }
+        let cap = (size + HGRID_MOTION_LEVELS).min(HGRID_MAX_LEVEL);
+        // An infinite reach (a move across the whole float range) is capped like any other.
+        let motion =
+            level_of(displacement * self.motion_factor).map_or(cap, |l| l.clamp(size, cap));
+        // One level up would split a population of similar boxes over two dense levels (one
+        // more lookup for the finer half) for little gain: motion counts from two levels up.
+        let target = if motion >= size + 2 { motion } else { size };
+        let current = self.levels[slot];
+        let stays = self.placement[slot] == Placement::Cells
+            && current <= cap
+            && if current == size {
+                target == size
+            } else {
+                current > size && (current - 1..=current).contains(&motion)
+            };
+        Some(if stays { current } else { target })
+    }
+
+    /// The cells of a box at `level`, or `None` for the oversized list: boxes too large for
     /// every level, and boxes whose range at their level exceeds the 2 x 2 x 2 cells a box
     /// no larger than a cell can touch (rounding at extreme coordinates can widen a range).
-    fn cells_for(&self, aabb: &Aabb) -> Option<(i32, CellRange)> {
-        let level = level_of(aabb.extents().max_element())?;
+    fn cells_for(&self, aabb: &Aabb, level: Option<i32>) -> Option<(i32, CellRange)> {
+        let level = level?;
         let range = self.range_at(aabb, level);
         (range.cell_count() <= 8).then_some((level, range))
     }
 
-    fn place(&mut self, slot: usize) {
-        let aabb = *self.proxies.aabb(slot);
-        match self.cells_for(&aabb) {
+    fn place(&mut self, slot: usize, target: Option<(i32, CellRange)>) {
+        match target {
             None => {
                 self.placement[slot] = Placement::Oversized;
                 self.oversized_position[slot] = self.oversized.len() as u32;
@@ -296,14 +384,18 @@ impl HierarchicalGrid {
         self.placement[slot] = Placement::None;
     }
 
+    /// Moves a box to the level and cells its current box and its motion since the last update
+    /// call for (a box not stored yet, just inserted, by its size).
     fn replace(&mut self, slot: usize) {
         let aabb = *self.proxies.aabb(slot);
-        let target = self.cells_for(&aabb);
+        let from = (self.placement[slot] != Placement::None).then(|| self.centers[slot]);
+        self.centers[slot] = aabb.center();
+        let target = self.cells_for(&aabb, self.level_for(slot, &aabb, from));
         let Some((level, new)) = target.filter(|&(level, _)| {
             self.placement[slot] == Placement::Cells && level == self.levels[slot]
         }) else {
             self.unplace(slot);
-            self.place(slot);
+            self.place(slot, target);
             return;
         };
         let old = self.ranges[slot];
@@ -585,6 +677,7 @@ impl BroadPhase for HierarchicalGrid {
             + self.oversized_position.capacity() * 4
             + self.is_moved.capacity()
             + (self.oversized.capacity() + self.moved.capacity()) * 4
+            + self.centers.capacity() * std::mem::size_of::<Vec3>()
             + self.sparse.capacity() * std::mem::size_of::<SparseEntry>()
             + self.sparse_cells.memory_bytes()
             + (self.sparse_levels_scratch.capacity()
@@ -665,6 +758,15 @@ impl HierarchicalGrid {
                 Placement::Cells => {
                     assert!(self.proxies.is_live(slot), "dead slot {slot} stored");
                     let aabb = self.proxies.aabb(slot);
+                    let size = level_of(aabb.extents().max_element()).expect("sized box");
+                    let level = self.levels[slot];
+                    assert!(
+                        (size..=size + HGRID_MOTION_LEVELS).contains(&level),
+                        "slot {slot} at level {level}, size level {size}"
+                    );
+                    if self.proxies.kind(slot) == ProxyKind::Static {
+                        assert_eq!(level, size, "static slot {slot} off its size level");
+                    }
                     assert_eq!(
                         self.ranges[slot],
                         self.range_at(aabb, self.levels[slot]),
@@ -975,6 +1077,8 @@ mod tests {
         let mut rng = SplitMix64::new(11);
         let mut hgrid = HierarchicalGrid::new();
         hgrid.set_scan_limit(8);
+        // Levels by size alone, so that the counts per level below follow the schedule.
+        hgrid.set_motion_factor(0.0);
         let all = CollisionFilter::ALL;
         let small = |c: glam::Vec3, e: f32| Aabb::new(c, c + glam::Vec3::splat(e)).unwrap();
         // 40 boxes of edge 0.2 (level -2) in a cube of side 4.
@@ -1031,5 +1135,112 @@ mod tests {
             seen.2 |= level_one.2;
         }
         assert_eq!(seen, (true, true, true), "every path for level 1 was taken");
+    }
+
+    #[test]
+    fn fast_boxes_go_coarser_and_come_back_with_hysteresis() {
+        use crate::verify::SplitMix64;
+        let mut rng = SplitMix64::new(17);
+        let mut hgrid = HierarchicalGrid::new();
+        hgrid.set_motion_factor(2.0);
+        let all = CollisionFilter::ALL;
+        let cube = |c: glam::Vec3, e: f32| Aabb::new(c, c + glam::Vec3::splat(e)).unwrap();
+        // A crowd of boxes of edge 0.01 (size level -6, cell 1/64) in a cube of side 0.3: the
+        // dynamic ones move at the speed of the schedule, the static ones never move.
+        let mut boxes: Vec<(ProxyId, glam::Vec3, ProxyKind)> = (0..300)
+            .map(|i| {
+                let c = glam::Vec3::new(rng.unit(), rng.unit(), rng.unit()) * 0.3;
+                let kind = if i % 3 == 0 {
+                    ProxyKind::Static
+                } else {
+                    ProxyKind::Dynamic
+                };
+                (hgrid.insert(cube(c, 0.01), kind, all).unwrap(), c, kind)
+            })
+            .collect();
+        let mut events = PairEvents::new();
+        hgrid.update(&mut events);
+        hgrid.validate();
+        let probe = boxes[1].0;
+        assert_eq!(hgrid.level(probe), Some(-6), "inserted: size rule");
+        let mut pairs_seen = hgrid.pair_count();
+        // Moves the dynamic boxes by `speed` (half of them each way along x) and checks the
+        // structure and the pairs; returns the pair count.
+        let run = |hgrid: &mut HierarchicalGrid,
+                   boxes: &mut [(ProxyId, glam::Vec3, ProxyKind)],
+                   events: &mut PairEvents,
+                   speed: f32| {
+            for (k, (id, c, kind)) in boxes.iter_mut().enumerate() {
+                if *kind == ProxyKind::Dynamic {
+                    let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                    *c += glam::Vec3::new(speed * sign, 0.3 * speed, 0.0);
+                    hgrid.set_aabb(*id, cube(*c, 0.01)).unwrap();
+                }
+            }
+            hgrid.update(events);
+            hgrid.validate();
+            assert_eq!(sorted_pairs(hgrid), brute_pairs(hgrid), "speed {speed}");
+            hgrid.pair_count()
+        };
+        // (displacement per step, the probe's level after the step): 2 · 0.001 is below its
+        // size; 2 · 0.01 = 0.02 needs level -5, only one above its size: ignored; 2 · 0.05 =
+        // 0.1 needs cell 1/8 (level -3, size + 3); 2 · 0.02 = 0.04 needs -4, one finer: it
+        // stays; 2 · 0.014 = 0.028 needs -5, two finer and only one above its size: back to
+        // its size level; not moving at all returns it to its size level at once.
+        let schedule = [
+            (0.001, -6),
+            (0.01, -6),
+            (0.05, -3),
+            (0.05, -3),
+            (0.02, -3),
+            (0.014, -6),
+            (0.02, -4),
+            (0.014, -4),
+            (0.0, -6),
+            (0.05, -3),
+            (0.001, -6),
+        ];
+        for &(speed, level) in &schedule {
+            pairs_seen += run(&mut hgrid, &mut boxes, &mut events, speed);
+            assert_eq!(hgrid.level(probe), Some(level), "speed {speed}");
+            // Statics never leave their size level, however the crowd moves around them.
+            assert_eq!(hgrid.level(boxes[0].0), Some(-6));
+        }
+        assert!(
+            pairs_seen >= 20,
+            "the crowd must overlap ({pairs_seen} pairs)"
+        );
+        // A teleport goes up the capped 3 levels, not to a cell of its distance, and the next
+        // ordinary move brings it back.
+        let (id, c, _) = &mut boxes[1];
+        *c += glam::Vec3::splat(1000.0);
+        hgrid.set_aabb(*id, cube(*c, 0.01)).unwrap();
+        hgrid.update(&mut events);
+        hgrid.validate();
+        assert_eq!(hgrid.level(probe), Some(-6 + HGRID_MOTION_LEVELS));
+        *c += glam::Vec3::new(0.001, 0.0, 0.0);
+        hgrid.set_aabb(*id, cube(*c, 0.01)).unwrap();
+        hgrid.update(&mut events);
+        hgrid.validate();
+        assert_eq!(hgrid.level(probe), Some(-6));
+        // A move across the whole float range (an infinite displacement) is capped as well.
+        let point = |x: f32| Aabb::from_point(glam::Vec3::splat(x)).unwrap();
+        let far = hgrid.insert(point(-3e38), ProxyKind::Dynamic, all).unwrap();
+        let near = hgrid.insert(point(3e38), ProxyKind::Dynamic, all).unwrap();
+        hgrid.update(&mut events);
+        hgrid.set_aabb(far, point(3e38)).unwrap();
+        hgrid.update(&mut events);
+        hgrid.validate();
+        assert_eq!(
+            hgrid.level(far),
+            Some(HGRID_MIN_LEVEL + HGRID_MOTION_LEVELS)
+        );
+        assert_eq!(hgrid.level(near), Some(HGRID_MIN_LEVEL));
+        assert_eq!(sorted_pairs(&hgrid), brute_pairs(&hgrid));
+        assert!(hgrid.pair_set().contains(far.index(), near.index()));
+        // Factor 0: the size rule only.
+        hgrid.set_motion_factor(0.0);
+        run(&mut hgrid, &mut boxes, &mut events, 0.05);
+        assert_eq!(hgrid.level(probe), Some(-6));
     }
 }

@@ -55,7 +55,10 @@ pub use dynamic_tree_broad_phase::{DynamicTreeBroadPhase, StepCounts, DEFAULT_TR
 pub use error::{Error, Result};
 pub use glam::Vec3;
 pub use grid::{UniformGrid, DEFAULT_MAX_CELLS_PER_BOX};
-pub use hgrid::{HierarchicalGrid, HGRID_DEFAULT_SCAN_LIMIT, HGRID_MAX_LEVEL, HGRID_MIN_LEVEL};
+pub use hgrid::{
+    HierarchicalGrid, HGRID_DEFAULT_MOTION_FACTOR, HGRID_DEFAULT_SCAN_LIMIT, HGRID_MAX_LEVEL,
+    HGRID_MIN_LEVEL, HGRID_MOTION_LEVELS,
+};
 pub use loose_octree::{LooseOctree, LOOSE_OCTREE_DEFAULT_MAX_DEPTH};
 pub use masking::{SpatialMasking, MASKING_MAX_BINS};
 pub use octree::{
