@@ -349,10 +349,20 @@ fn print_table(rows: &[BenchRow]) {
             String::new()
         }
     );
+    // A run stopped at its first measured step has no times: dashes, and never the best.
+    let unmeasured = |r: &BenchRow| r.stopped_at_step == Some(0);
     for row in rows {
+        if unmeasured(row) {
+            println!(
+                "{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>8.0}  (stopped at step 0)",
+                row.algorithm, row.objects, "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                row.bytes_per_proxy
+            );
+            continue;
+        }
         let best = rows
             .iter()
-            .filter(|r| r.objects == row.objects)
+            .filter(|r| r.objects == row.objects && !unmeasured(r))
             .map(|r| r.total_ms_median)
             .fold(f64::INFINITY, f64::min);
         print!(
