@@ -324,6 +324,19 @@ fn total_time(m: &Measurement) -> f64 {
     }
 }
 
+/// A run stopped at its first measured step has no times: printed as dashes, never the best.
+fn unmeasured(row: &BenchRow) -> bool {
+    row.stopped_at_step == Some(0)
+}
+
+/// The fastest median total among the measured rows of `objects` objects.
+fn best_total(rows: &[BenchRow], objects: usize) -> f64 {
+    rows.iter()
+        .filter(|r| r.objects == objects && !unmeasured(r))
+        .map(|r| r.total_ms_median)
+        .fold(f64::INFINITY, f64::min)
+}
+
 fn print_table(rows: &[BenchRow]) {
     let with_queries = rows.iter().any(|r| r.query_ms_median.is_some());
     print!(
@@ -349,8 +362,6 @@ fn print_table(rows: &[BenchRow]) {
             String::new()
         }
     );
-    // A run stopped at its first measured step has no times: dashes, and never the best.
-    let unmeasured = |r: &BenchRow| r.stopped_at_step == Some(0);
     for row in rows {
         if unmeasured(row) {
             println!(
@@ -360,11 +371,7 @@ fn print_table(rows: &[BenchRow]) {
             );
             continue;
         }
-        let best = rows
-            .iter()
-            .filter(|r| r.objects == row.objects && !unmeasured(r))
-            .map(|r| r.total_ms_median)
-            .fold(f64::INFINITY, f64::min);
+        let best = best_total(rows, row.objects);
         print!(
             "{:<16} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7.2} {:>9.1} {:>9.1} {:>8.0}",
             row.algorithm,
@@ -506,6 +513,22 @@ mod tests {
                 .collect(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_run_stopped_at_its_first_step_is_never_the_best() {
+        let row = |total: f64, stopped: Option<usize>| {
+            let mut r = BenchRow::from(&Measurement {
+                objects: 100,
+                ..Default::default()
+            });
+            r.total_ms_median = total;
+            r.stopped_at_step = stopped;
+            r
+        };
+        let rows = [row(0.0, Some(0)), row(5.0, Some(3)), row(7.0, None)];
+        assert_eq!(best_total(&rows, 100), 5.0);
+        assert!(unmeasured(&rows[0]) && !unmeasured(&rows[1]));
     }
 
     #[test]
