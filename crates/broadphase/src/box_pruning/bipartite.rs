@@ -2,7 +2,7 @@
 //! sort and one sweep, each entry tagged with its set; pairs within a set share a tag bit and
 //! are skipped by the same code test that deduplicates grid cells.
 
-use super::{check_options, grid, run_sweep, sort, PruneOptions, PruneScratch};
+use super::{check_options, run_sweep, sort_and_gather, PruneOptions, PruneScratch};
 use crate::{Aabb, Error, Result};
 
 const TAG_A: u32 = 1 << 2;
@@ -47,8 +47,7 @@ pub fn bipartite_pairs_with(
         return Err(Error::CapacityExhausted);
     }
     let sources = [(a, TAG_A), (b, TAG_B)];
-    sort::sort_by_min_x(scratch, sources, options.coherent);
-    grid::gather(scratch, sources, options.bucketing);
+    sort_and_gather(scratch, sources, options);
     // `a` indices are below `a.len()`, `b` indices above: the low index of a pair is its `a`.
     run_sweep(scratch, options, a.len() as u32, out);
     Ok(())

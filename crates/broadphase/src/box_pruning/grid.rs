@@ -26,17 +26,102 @@ const CELL_EXTENTS: f64 = 3.0;
 /// calm scene: 64 rather than 16 took 4% off `sort-and-sweep`'s instructions, callgrind).
 const MIN_BOXES_PER_CELL: f64 = 64.0;
 /// Coarsen the grid when boxes would be stored more than this many times on average.
-const MAX_COPIES_PER_BOX: usize = 3;
+pub(super) const MAX_COPIES_PER_BOX: usize = 3;
 
 /// A uniform grid over y and z.
 #[derive(Debug, Clone, Copy)]
-struct Grid {
+pub(super) struct Grid {
     low_y: f32,
     low_z: f32,
     inv_cell_y: f32,
     inv_cell_z: f32,
-    cells_y: u32,
-    cells_z: u32,
+    pub(super) cells_y: u32,
+    pub(super) cells_z: u32,
+}
+
+/// Boxes per chunk of the input. The grid is chosen from per-chunk sums merged in chunk
+/// order, so the (rounded) result is the same whether chunks run on one thread or many.
+pub(super) const CHUNK: usize = if cfg!(test) { 64 } else { 1 << 16 };
+
+/// The number of [`CHUNK`]-sized chunks of `sources` (each source chunked on its own).
+pub(super) fn chunk_count<const N: usize>(sources: &Sources<'_, N>) -> usize {
+    sources
+        .iter()
+        .map(|(boxes, _)| boxes.len().div_ceil(CHUNK))
+        .sum()
+}
+
+/// Chunk `chunk` of `sources`: its boxes, its source's tag and the global index of its first
+/// box.
+pub(super) fn chunk_of<'a, const N: usize>(
+    sources: &Sources<'a, N>,
+    chunk: usize,
+) -> (&'a [Aabb], u32, u32) {
+    let (mut chunk, mut base) = (chunk, 0usize);
+    for &(boxes, tag) in sources {
+        let chunks = boxes.len().div_ceil(CHUNK);
+        if chunk < chunks {
+            let start = chunk * CHUNK;
+            let end = (start + CHUNK).min(boxes.len());
+            return (&boxes[start..end], tag, (base + start) as u32);
+        }
+        chunk -= chunks;
+        base += boxes.len();
+    }
+    unreachable!("chunk index below chunk_count")
+}
+
+/// The y/z bounds and summed y/z extents of some boxes, what the grid is chosen from.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Bounds {
+    low_y: f32,
+    high_y: f32,
+    low_z: f32,
+    high_z: f32,
+    extent_y: f64,
+    extent_z: f64,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds::EMPTY
+    }
+}
+
+impl Bounds {
+    const EMPTY: Bounds = Bounds {
+        low_y: f32::MAX,
+        high_y: f32::MIN,
+        low_z: f32::MAX,
+        high_z: f32::MIN,
+        extent_y: 0.0,
+        extent_z: 0.0,
+    };
+
+    pub(super) fn of(boxes: &[Aabb]) -> Bounds {
+        let mut bounds = Bounds::EMPTY;
+        for aabb in boxes {
+            let (min, max) = (aabb.min(), aabb.max());
+            bounds.low_y = bounds.low_y.min(min.y);
+            bounds.high_y = bounds.high_y.max(max.y);
+            bounds.low_z = bounds.low_z.min(min.z);
+            bounds.high_z = bounds.high_z.max(max.z);
+            bounds.extent_y += max.y as f64 - min.y as f64;
+            bounds.extent_z += max.z as f64 - min.z as f64;
+        }
+        bounds
+    }
+
+    pub(super) fn merge(self, other: Bounds) -> Bounds {
+        Bounds {
+            low_y: self.low_y.min(other.low_y),
+            high_y: self.high_y.max(other.high_y),
+            low_z: self.low_z.min(other.low_z),
+            high_z: self.high_z.max(other.high_z),
+            extent_y: self.extent_y + other.extent_y,
+            extent_z: self.extent_z + other.extent_z,
+        }
+    }
 }
 
 impl Grid {
@@ -45,7 +130,7 @@ impl Grid {
     /// monotone in `v` for every finite `v >= low` (an overflowed `+inf` product lands in the
     /// last cell), which is all the dedup rule needs.
     #[inline]
-    fn cell_range(&self, aabb: &Aabb) -> u64 {
+    pub(super) fn cell_range(&self, aabb: &Aabb) -> u64 {
         let (min, max) = (aabb.min(), aabb.max());
         #[cfg(target_arch = "x86_64")]
         {
@@ -91,7 +176,15 @@ impl Grid {
             | cell(max_z, self.low_z, self.inv_cell_z, self.cells_z) << 48
     }
 
-    fn cell_count(&self) -> usize {
+    /// The z part of [`Grid::cell_range`] (the same arithmetic, one bound at a time).
+    #[inline]
+    pub(super) fn z_range(&self, min_z: f32, max_z: f32) -> (usize, usize) {
+        let last = (self.cells_z - 1) as f32;
+        let cell = |v: f32| ((v - self.low_z) * self.inv_cell_z).min(last) as usize;
+        (cell(min_z), cell(max_z))
+    }
+
+    pub(super) fn cell_count(&self) -> usize {
         self.cells_y as usize * self.cells_z as usize
     }
 
@@ -101,20 +194,25 @@ impl Grid {
         if n < MIN_BOXES_FOR_GRID {
             return None;
         }
-        let (mut low_y, mut high_y, mut low_z, mut high_z) =
-            (f32::MAX, f32::MIN, f32::MAX, f32::MIN);
-        let (mut extent_y, mut extent_z) = (0f64, 0f64);
-        for &(boxes, _) in sources {
-            for aabb in boxes {
-                let (min, max) = (aabb.min(), aabb.max());
-                low_y = low_y.min(min.y);
-                high_y = high_y.max(max.y);
-                low_z = low_z.min(min.z);
-                high_z = high_z.max(max.z);
-                extent_y += max.y as f64 - min.y as f64;
-                extent_z += max.z as f64 - min.z as f64;
-            }
+        let bounds = (0..chunk_count(sources))
+            .map(|chunk| Bounds::of(chunk_of(sources, chunk).0))
+            .fold(Bounds::EMPTY, Bounds::merge);
+        Grid::from_bounds(&bounds, n)
+    }
+
+    /// [`Grid::choose`] from the [`Bounds`] of the boxes' chunks, merged in chunk order.
+    pub(super) fn from_bounds(bounds: &Bounds, n: usize) -> Option<Grid> {
+        if n < MIN_BOXES_FOR_GRID {
+            return None;
         }
+        let Bounds {
+            low_y,
+            high_y,
+            low_z,
+            high_z,
+            extent_y,
+            extent_z,
+        } = *bounds;
         let max_cells_per_axis = (n as f64 / MIN_BOXES_PER_CELL).sqrt().min(4096.0);
         let cells = |low: f32, high: f32, extent_sum: f64| -> u32 {
             let range = high as f64 - low as f64;
@@ -148,7 +246,7 @@ impl Grid {
     }
 
     /// Halves the resolution (for scenes whose boxes would be copied too often).
-    fn coarser(self) -> Option<Grid> {
+    pub(super) fn coarser(self) -> Option<Grid> {
         let cells_y = (self.cells_y / 2).max(1);
         let cells_z = (self.cells_z / 2).max(1);
         if cells_y * cells_z < 4 {
@@ -164,22 +262,21 @@ impl Grid {
     }
 }
 
-/// Writes the sorted boxes (from `scratch.keys`) into `scratch.arrays`, bucketed into a grid
-/// when `bucketing` is allowed and the scene is dense enough. O(n + copies).
-pub(super) fn gather<const N: usize>(
+/// Chooses the grid (when `bucketing` allows one and the scene is dense enough) and counts
+/// each cell's entries into `scratch.cell_cursor`, coarsening while boxes are copied too
+/// often. Each box's cell range is kept in `scratch.cell_ranges` (by index), so the scatter
+/// reads 8 bytes instead of redoing four float-to-cell conversions.
+fn choose_and_count<const N: usize>(
     scratch: &mut PruneScratch,
-    sources: Sources<'_, N>,
+    sources: &Sources<'_, N>,
+    n: usize,
     bucketing: bool,
-) {
-    let n = scratch.keys.len();
+) -> Option<Grid> {
     let mut grid = if bucketing {
-        Grid::choose(&sources, n)
+        Grid::choose(sources, n)
     } else {
         None
     };
-    // Count the entries of each cell; coarsen while boxes are copied too often. Each box's
-    // cell range is kept (by index), so the scatter below reads 8 bytes instead of redoing
-    // four float-to-cell conversions.
     while let Some(g) = grid {
         let counts = &mut scratch.cell_cursor;
         counts.clear();
@@ -187,7 +284,7 @@ pub(super) fn gather<const N: usize>(
         let ranges = &mut scratch.cell_ranges;
         ranges.clear();
         let mut copies = 0usize;
-        for &(boxes, _) in &sources {
+        for &(boxes, _) in sources {
             for aabb in boxes {
                 let range = g.cell_range(aabb);
                 ranges.push(range);
@@ -208,23 +305,40 @@ pub(super) fn gather<const N: usize>(
             }
         }
         if copies <= MAX_COPIES_PER_BOX * n {
-            break;
+            return Some(g);
         }
         grid = g.coarser();
     }
+    None
+}
+
+/// Turns per-cell counts into write cursors, each cell's run followed by [`PADDING`]
+/// sentinels, and returns the total length.
+fn cursors_from_counts(cursors: &mut [usize]) -> usize {
+    let mut position = 0usize;
+    for cursor in cursors.iter_mut() {
+        let count = *cursor;
+        *cursor = position;
+        position += count + PADDING;
+    }
+    position
+}
+
+/// Writes the sorted boxes (from `scratch.keys`) into `scratch.arrays`, bucketed into a grid
+/// when `bucketing` is allowed and the scene is dense enough. O(n + copies).
+pub(super) fn gather<const N: usize>(
+    scratch: &mut PruneScratch,
+    sources: Sources<'_, N>,
+    bucketing: bool,
+) {
+    let n = scratch.keys.len();
+    let grid = choose_and_count(scratch, &sources, n, bucketing);
     let arrays = &mut scratch.arrays;
     let Some(grid) = grid else {
         gather_single_cell(arrays, &scratch.keys, &sources);
         return;
     };
-    // Counts become write cursors; each cell's run is followed by PADDING sentinels.
-    let mut position = 0usize;
-    for cursor in scratch.cell_cursor.iter_mut() {
-        let count = *cursor;
-        *cursor = position;
-        position += count + PADDING;
-    }
-    let len = position;
+    let len = cursors_from_counts(&mut scratch.cell_cursor);
     let cells_z = grid.cells_z as usize;
     // Entries are scattered to their cells as whole records (two per cache line, one
     // open line per cell), then transposed to the arrays in one sequential pass:
@@ -251,6 +365,35 @@ pub(super) fn gather<const N: usize>(
     arrays.cells = grid.cell_count();
 }
 
+/// Writes box `index` into each cell of its range `(y0, y1, z0, z1)` at the cell's cursor
+/// (advanced), with the code bits of the dedup rule.
+#[inline(always)]
+fn place(
+    staging: &mut [Entry],
+    cursors: &mut [usize],
+    aabb: &Aabb,
+    tag: u32,
+    index: u32,
+    (y0, y1, z0, z1): (usize, usize, usize, usize),
+    cells_z: usize,
+) {
+    if y0 == y1 && z0 == z1 {
+        let cursor = &mut cursors[y0 * cells_z + z0];
+        staging[*cursor] = Entry::new(aabb, tag, index);
+        *cursor += 1;
+        return;
+    }
+    for y in y0..=y1 {
+        let row = y * cells_z;
+        let y_code = tag | (y != y0) as u32;
+        for z in z0..=z1 {
+            let cursor = &mut cursors[row + z];
+            staging[*cursor] = Entry::new(aabb, y_code | ((z != z0) as u32) << 1, index);
+            *cursor += 1;
+        }
+    }
+}
+
 /// Writes every sorted box into each cell of its range at the cell's cursor (advanced), with
 /// the code bits of the dedup rule. Boxes are visited in sweep order, so each cell's run is
 /// sorted on min x.
@@ -264,33 +407,28 @@ fn scatter<const N: usize>(
 ) {
     for (k, &key) in keys.iter().enumerate() {
         // Boxes are read in sorted order, which is random in memory: ask for later ones early.
+        // (Their cell ranges too: another array read at random.)
         if let Some(&ahead) = keys.get(k + PREFETCH_DISTANCE) {
             prefetch(locate(sources, ahead as u32).0);
+            prefetch(&ranges[ahead as u32 as usize]);
         }
         let index = key as u32;
         let (aabb, tag) = locate(sources, index);
-        let (y0, y1, z0, z1) = unpack(ranges[index as usize]);
-        if y0 == y1 && z0 == z1 {
-            let cursor = &mut cursors[y0 * cells_z + z0];
-            staging[*cursor] = Entry::new(aabb, tag, index);
-            *cursor += 1;
-            continue;
-        }
-        for y in y0..=y1 {
-            let row = y * cells_z;
-            let y_code = tag | (y != y0) as u32;
-            for z in z0..=z1 {
-                let cursor = &mut cursors[row + z];
-                staging[*cursor] = Entry::new(aabb, y_code | ((z != z0) as u32) << 1, index);
-                *cursor += 1;
-            }
-        }
+        place(
+            staging,
+            cursors,
+            aabb,
+            tag,
+            index,
+            unpack(ranges[index as usize]),
+            cells_z,
+        );
     }
 }
 
 /// The `(y0, y1, z0, z1)` of a packed [`Grid::cell_range`].
 #[inline]
-fn unpack(range: u64) -> (usize, usize, usize, usize) {
+pub(super) fn unpack(range: u64) -> (usize, usize, usize, usize) {
     (
         (range & 0xffff) as usize,
         (range >> 16 & 0xffff) as usize,
@@ -302,17 +440,17 @@ fn unpack(range: u64) -> (usize, usize, usize, usize) {
 /// How many sorted boxes ahead the gather prefetches.
 const PREFETCH_DISTANCE: usize = 16;
 
-/// A hint that `aabb` will be read soon; does nothing on other architectures.
+/// A hint that `value` will be read soon; does nothing on other architectures.
 #[inline(always)]
-fn prefetch(aabb: &Aabb) {
+fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: a prefetch never faults and writes nothing; the address is a valid reference.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((aabb as *const Aabb).cast::<i8>()) };
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = aabb;
+    let _ = value;
 }
 
 /// No grid: the sorted boxes, then the sentinels.
@@ -392,6 +530,7 @@ mod tests {
                 let range = grid.cell_range(aabb);
                 assert_eq!(range, grid.cell_range_scalar(min.y, max.y, min.z, max.z));
                 let (y0, y1, z0, z1) = unpack(range);
+                assert_eq!(grid.z_range(min.z, max.z), (z0, z1));
                 assert!(y0 <= y1 && y1 < grid.cells_y as usize, "{aabb:?}");
                 assert!(z0 <= z1 && z1 < grid.cells_z as usize, "{aabb:?}");
             }

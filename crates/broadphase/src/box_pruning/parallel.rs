@@ -60,6 +60,22 @@ impl ParallelScratch {
         }
     }
 
+    /// Runs `work` in the pool of `threads` threads (where `rayon::join` splits it), or on the
+    /// calling thread if the pool cannot be built.
+    pub(super) fn install<R: Send>(
+        &mut self,
+        threads: usize,
+        work: impl FnOnce() -> R + Send,
+    ) -> R {
+        if !self.ensure_pool(threads) {
+            return work();
+        }
+        let Some((_, pool)) = &self.pool else {
+            unreachable!("ensured above")
+        };
+        pool.install(work)
+    }
+
     fn ensure_pool(&mut self, threads: usize) -> bool {
         if !matches!(self.pool, Some((count, _)) if count == threads) {
             self.pool = rayon::ThreadPoolBuilder::new()

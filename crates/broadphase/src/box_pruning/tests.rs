@@ -1,6 +1,7 @@
 //! Box pruning against brute force, kernels and thread counts against each other.
 
 use super::*;
+use crate::radix_sort::sortable_key;
 use crate::Vec3;
 
 struct Rng(u64);
@@ -372,7 +373,14 @@ fn coherent_sort_gives_the_same_output_as_the_radix_sort() {
         .unwrap();
         complete_pairs_with(input, &coherent, &mut scratch.1, &mut pairs).unwrap();
         assert_eq!(pairs, expected, "call {call}");
-        assert_eq!(scratch.1.keys, scratch.0.keys, "call {call}");
+        // The coherent path's order is the radix sort's: by key, ties by index.
+        let mut sorted: Vec<u64> = input
+            .iter()
+            .enumerate()
+            .map(|(i, b)| ((sortable_key(b.min().x) as u64) << 32) | i as u64)
+            .collect();
+        sorted.sort_unstable();
+        assert_eq!(scratch.1.keys, sorted, "call {call}");
     }
     assert!(!expected.is_empty());
     // Drifting calls took the coherent path (at least calls 1 to 8); jumps fell back.
@@ -399,4 +407,59 @@ fn zero_threads_is_a_typed_error() {
     assert!(
         bipartite_pairs_with(&[], &[], &options, &mut PruneScratch::new(), &mut pairs).is_err()
     );
+}
+
+/// The bucket-first order writes exactly the arrays of the sort-first order (radix sort, then
+/// the scatter into the grid), on one thread or several, from one source or two, with boxes
+/// copied into several cells and over many input chunks (64 boxes each in tests).
+#[test]
+fn bucket_first_writes_the_sort_first_arrays() {
+    fn same(x: &SweepArrays, y: &SweepArrays) -> bool {
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        [
+            (&x.min_x, &y.min_x),
+            (&x.max_x, &y.max_x),
+            (&x.min_y, &y.min_y),
+            (&x.max_y, &y.max_y),
+            (&x.min_z, &y.min_z),
+            (&x.max_z, &y.max_z),
+        ]
+        .iter()
+        .all(|(a, b)| bits(a) == bits(b))
+            && x.code == y.code
+            && x.index == y.index
+            && (x.swept, x.cells) == (y.swept, y.cells)
+    }
+    let scenes = [
+        random_boxes(3000, 4096.0, 127.0, 40),
+        random_boxes(5000, 20000.0, 127.0, 41),
+        random_boxes(1000, 300.0, 40.0, 42),
+    ];
+    for (scene, boxes) in scenes.iter().enumerate() {
+        for split in [boxes.len(), boxes.len() / 3] {
+            let (a, b) = boxes.split_at(split);
+            let sources = [(a, 1 << 2), (b, 1 << 3)];
+            let mut sorted = PruneScratch::new();
+            sort::sort_by_min_x(&mut sorted, sources, false);
+            grid::gather(&mut sorted, sources, true);
+            sorted.arrays.validate();
+            assert!(sorted.arrays.cells > 4, "scene {scene}: no grid");
+            for threads in 1..=3 {
+                let mut bucketed = PruneScratch::new();
+                for _ in 0..2 {
+                    // The second call reuses the buffers.
+                    assert!(bucket_first::bucket_then_sort(
+                        &mut bucketed,
+                        sources,
+                        threads
+                    ));
+                    bucketed.arrays.validate();
+                    assert!(
+                        same(&bucketed.arrays, &sorted.arrays),
+                        "scene {scene} split {split} threads {threads}"
+                    );
+                }
+            }
+        }
+    }
 }

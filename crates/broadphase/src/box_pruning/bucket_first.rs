@@ -1,0 +1,515 @@
+//! Steps 1 to 3 in the other order, for inputs larger than the caches: the boxes are bucketed
+//! into the y/z grid first, then each cell is sorted on its own.
+//!
+//! The arrays are the same as those of the sort-first order ([`super::sort`], then
+//! [`super::grid::gather`]): a cell's entries arrive in index order, and sorting them by
+//! `(min x key, position in the cell)` is the global sort's `(min x key, index)` order
+//! restricted to the cell. What changes is the memory traffic. Visiting the boxes in sorted
+//! order reads them at random, a cache miss per box once they outgrow the caches; here they
+//! are read in sequence. Bucketing directly into thousands of cells would write to
+//! thousands of places at random (a cache and TLB miss per box), so it takes two passes:
+//! rows of cells (y), then the cells of one row (z), whose few hundred kilobytes stay in
+//! cache through the second pass and the row's sorts.
+//!
+//! Every pass runs on fixed chunks of the input ([`super::grid::CHUNK`] boxes) or on groups of rows, on
+//! several threads when asked; chunk results are merged in chunk order, so the output does
+//! not depend on the thread count.
+
+use super::grid::{chunk_count, chunk_of, unpack, Bounds, Grid, MAX_COPIES_PER_BOX};
+use super::sort::Sources;
+use super::{Entry, PruneScratch, SweepArrays, PADDING};
+use crate::radix_sort::sortable_key;
+use crate::Aabb;
+
+/// Buffers of the bucket-first order, reused across calls.
+#[derive(Debug, Default)]
+pub(super) struct BucketScratch {
+    chunks: Vec<ChunkState>,
+    /// Every chunk's entries row by row, chunk after chunk.
+    row_entries: Vec<Entry>,
+    /// Per row: its first output position; then the total length.
+    row_output: Vec<usize>,
+    /// One per group of rows.
+    row_buffers: Vec<RowBuffer>,
+}
+
+impl BucketScratch {
+    pub(super) fn memory_bytes(&self) -> usize {
+        self.chunks
+            .iter()
+            .map(ChunkState::memory_bytes)
+            .sum::<usize>()
+            + self.row_entries.capacity() * std::mem::size_of::<Entry>()
+            + self.row_output.capacity() * 8
+            + self
+                .row_buffers
+                .iter()
+                .map(RowBuffer::memory_bytes)
+                .sum::<usize>()
+    }
+}
+
+/// One chunk of the input.
+#[derive(Debug, Default, Clone)]
+struct ChunkState {
+    bounds: Bounds,
+    /// Its boxes' entries in all cells.
+    copies: usize,
+    /// Where its region of `row_entries` starts.
+    region: usize,
+    /// Per row: its entries in the row (counting), then where they start in its region.
+    row_start: Vec<usize>,
+    /// Per row: its entries in the row's cells (copies along z included).
+    row_cells: Vec<usize>,
+    /// Per row: the write cursor, then where its entries end in its region.
+    row_end: Vec<usize>,
+}
+
+impl ChunkState {
+    /// Counts the entries of `boxes` per row and per row's cells.
+    fn count(&mut self, boxes: &[Aabb], grid: &Grid) {
+        let rows = grid.cells_y as usize;
+        for counts in [&mut self.row_start, &mut self.row_cells] {
+            counts.clear();
+            counts.resize(rows, 0);
+        }
+        let mut copies = 0;
+        for aabb in boxes {
+            let (y0, y1, z0, z1) = unpack(grid.cell_range(aabb));
+            let along_z = z1 - z0 + 1;
+            for y in y0..=y1 {
+                self.row_start[y] += 1;
+                self.row_cells[y] += along_z;
+            }
+            copies += (y1 - y0 + 1) * along_z;
+        }
+        self.copies = copies;
+    }
+
+    /// Writes `boxes` (the first with index `first_index`) into `region`, each into every row
+    /// of its range, with the y bit of the dedup code; the cursors end at the rows' ends.
+    fn scatter(
+        &mut self,
+        boxes: &[Aabb],
+        tag: u32,
+        first_index: u32,
+        grid: &Grid,
+        region: &mut [Entry],
+    ) {
+        self.row_end.clear();
+        self.row_end.extend_from_slice(&self.row_start);
+        for (index, aabb) in (first_index..).zip(boxes) {
+            let (y0, y1, _, _) = unpack(grid.cell_range(aabb));
+            for y in y0..=y1 {
+                let cursor = &mut self.row_end[y];
+                region[*cursor] = Entry::new(aabb, tag | (y != y0) as u32, index);
+                *cursor += 1;
+            }
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        (self.row_start.capacity() + self.row_cells.capacity() + self.row_end.capacity()) * 8
+    }
+}
+
+/// Writes the boxes of `sources` into `scratch.arrays` in sweep order, bucketed first, on
+/// `threads` threads. Returns `false`, having left nothing the caller needs, when the scene
+/// gets no grid. O(n + copies) plus the cells' sorts.
+pub(super) fn bucket_then_sort<const N: usize>(
+    scratch: &mut PruneScratch,
+    sources: Sources<'_, N>,
+    threads: usize,
+) -> bool {
+    let PruneScratch {
+        keys,
+        bucket,
+        arrays,
+        #[cfg(feature = "parallel")]
+        parallel,
+        ..
+    } = scratch;
+    // The coherent sort's previous order is gone.
+    keys.clear();
+    #[cfg(feature = "parallel")]
+    if threads > 1 {
+        return parallel.install(threads, || {
+            bucket_in(bucket, arrays, &sources, threads, true)
+        });
+    }
+    bucket_in(bucket, arrays, &sources, threads, false)
+}
+
+/// [`bucket_then_sort`], running inside the thread pool when `in_parallel`.
+fn bucket_in<const N: usize>(
+    bucket: &mut BucketScratch,
+    arrays: &mut SweepArrays,
+    sources: &Sources<'_, N>,
+    threads: usize,
+    in_parallel: bool,
+) -> bool {
+    let n: usize = sources.iter().map(|(boxes, _)| boxes.len()).sum();
+    let chunks = &mut bucket.chunks;
+    chunks.resize_with(chunk_count(sources), ChunkState::default);
+    for_each_chunk(in_parallel, chunks, |chunk, state| {
+        state.bounds = Bounds::of(chunk_of(sources, chunk).0);
+    });
+    // Merged in chunk order, as `Grid::choose` does.
+    let bounds = chunks.iter().fold(Bounds::default(), |bounds, state| {
+        bounds.merge(state.bounds)
+    });
+    let Some(mut grid) = Grid::from_bounds(&bounds, n) else {
+        return false;
+    };
+    loop {
+        let current = grid;
+        for_each_chunk(in_parallel, chunks, |chunk, state| {
+            state.count(chunk_of(sources, chunk).0, &current);
+        });
+        let copies: usize = chunks.iter().map(|state| state.copies).sum();
+        if copies <= MAX_COPIES_PER_BOX * n {
+            break;
+        }
+        match grid.coarser() {
+            Some(coarser) => grid = coarser,
+            None => return false,
+        }
+    }
+    // Regions chunk after chunk, rows within a chunk; output positions row after row, each
+    // cell's run followed by its sentinels (the sort-first order's layout).
+    let mut region = 0;
+    for state in chunks.iter_mut() {
+        state.region = region;
+        for start in state.row_start.iter_mut() {
+            let count = *start;
+            *start = region - state.region;
+            region += count;
+        }
+    }
+    let (rows, cells_z) = (grid.cells_y as usize, grid.cells_z as usize);
+    let row_output = &mut bucket.row_output;
+    row_output.clear();
+    let mut position = 0;
+    for row in 0..rows {
+        row_output.push(position);
+        let entries: usize = chunks.iter().map(|state| state.row_cells[row]).sum();
+        position += entries + cells_z * PADDING;
+    }
+    row_output.push(position);
+    let len = position;
+    // Pass 1: into rows.
+    let row_entries = &mut bucket.row_entries;
+    row_entries.resize(region, Entry::SENTINEL);
+    row_entries.truncate(region);
+    scatter_chunks(in_parallel, chunks, 0, row_entries, sources, &grid);
+    // Pass 2 and the sorts, by groups of rows.
+    let groups = if in_parallel {
+        threads * GROUPS_PER_THREAD
+    } else {
+        1
+    };
+    if bucket.row_buffers.len() < groups {
+        bucket.row_buffers.resize_with(groups, RowBuffer::default);
+    }
+    arrays.set_len(len);
+    RowWork {
+        grid,
+        first_row: 0,
+        rows,
+        chunks,
+        row_entries,
+        row_output,
+        buffers: &mut bucket.row_buffers[..groups],
+        arrays: ArraysView::of(arrays),
+        base: 0,
+    }
+    .run();
+    arrays.swept = len - PADDING;
+    arrays.cells = grid.cell_count();
+    true
+}
+
+/// Runs `work(chunk index, chunk)` for every chunk, on the pool's threads when `in_parallel`.
+fn for_each_chunk(
+    in_parallel: bool,
+    chunks: &mut [ChunkState],
+    work: impl Fn(usize, &mut ChunkState) + Sync + Send,
+) {
+    #[cfg(feature = "parallel")]
+    if in_parallel {
+        use rayon::prelude::*;
+        chunks
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(chunk, state)| work(chunk, state));
+        return;
+    }
+    let _ = in_parallel;
+    for (chunk, state) in chunks.iter_mut().enumerate() {
+        work(chunk, state);
+    }
+}
+
+/// Pass 1 for `chunks` (the first being chunk `first_chunk`) into `region`, the part of
+/// `row_entries` where their regions lie; halves the chunks between two threads when
+/// `in_parallel`.
+fn scatter_chunks<const N: usize>(
+    in_parallel: bool,
+    chunks: &mut [ChunkState],
+    first_chunk: usize,
+    region: &mut [Entry],
+    sources: &Sources<'_, N>,
+    grid: &Grid,
+) {
+    #[cfg(feature = "parallel")]
+    if in_parallel && chunks.len() >= 2 {
+        let mid = chunks.len() / 2;
+        let at = chunks[mid].region - chunks[0].region;
+        let (chunks_low, chunks_high) = chunks.split_at_mut(mid);
+        let (region_low, region_high) = region.split_at_mut(at);
+        rayon::join(
+            || scatter_chunks(true, chunks_low, first_chunk, region_low, sources, grid),
+            || {
+                scatter_chunks(
+                    true,
+                    chunks_high,
+                    first_chunk + mid,
+                    region_high,
+                    sources,
+                    grid,
+                )
+            },
+        );
+        return;
+    }
+    let _ = in_parallel;
+    let Some(base) = chunks.first().map(|state| state.region) else {
+        return;
+    };
+    for (chunk, state) in (first_chunk..).zip(chunks.iter_mut()) {
+        let (boxes, tag, first_index) = chunk_of(sources, chunk);
+        let start = state.region - base;
+        state.scatter(boxes, tag, first_index, grid, &mut region[start..]);
+    }
+}
+
+/// Groups of rows per thread, so that work stealing evens out rows of different density.
+const GROUPS_PER_THREAD: usize = 4;
+
+/// A group of rows' scratch, for one row at a time: its cells' entries, sort keys and write
+/// cursors.
+#[derive(Debug, Default, Clone)]
+struct RowBuffer {
+    staging: Vec<Entry>,
+    keys: Vec<u64>,
+    cell_ends: Vec<usize>,
+}
+
+impl RowBuffer {
+    fn memory_bytes(&self) -> usize {
+        self.staging.capacity() * std::mem::size_of::<Entry>()
+            + (self.keys.capacity() + self.cell_ends.capacity()) * 8
+    }
+}
+
+/// Pass 2 and the sorts for rows `first_row..first_row + rows`, whose output positions
+/// start at `base` (the start of `arrays`).
+struct RowWork<'a> {
+    grid: Grid,
+    first_row: usize,
+    rows: usize,
+    chunks: &'a [ChunkState],
+    row_entries: &'a [Entry],
+    row_output: &'a [usize],
+    /// One per group of rows the work is split into.
+    buffers: &'a mut [RowBuffer],
+    arrays: ArraysView<'a>,
+    base: usize,
+}
+
+impl RowWork<'_> {
+    /// Buckets each row's entries into its cells, sorts the cells and writes them out; splits
+    /// the rows into as many groups as there are buffers, run in parallel.
+    fn run(self) {
+        #[cfg(feature = "parallel")]
+        if self.buffers.len() >= 2 && self.rows >= 2 {
+            let half = self.buffers.len() / 2;
+            let mid = (self.rows * half / self.buffers.len()).max(1);
+            let split = self.row_output[self.first_row + mid];
+            let (buffers_low, buffers_high) = self.buffers.split_at_mut(half);
+            let (arrays_low, arrays_high) = self.arrays.split_at(split - self.base);
+            let low = RowWork {
+                grid: self.grid,
+                first_row: self.first_row,
+                rows: mid,
+                chunks: self.chunks,
+                row_entries: self.row_entries,
+                row_output: self.row_output,
+                buffers: buffers_low,
+                arrays: arrays_low,
+                base: self.base,
+            };
+            let high = RowWork {
+                grid: self.grid,
+                first_row: self.first_row + mid,
+                rows: self.rows - mid,
+                chunks: self.chunks,
+                row_entries: self.row_entries,
+                row_output: self.row_output,
+                buffers: buffers_high,
+                arrays: arrays_high,
+                base: split,
+            };
+            rayon::join(|| low.run(), || high.run());
+            return;
+        }
+        let cells_z = self.grid.cells_z as usize;
+        let RowBuffer {
+            staging,
+            keys,
+            cell_ends,
+        } = &mut self.buffers[0];
+        let mut arrays = self.arrays;
+        for row in self.first_row..self.first_row + self.rows {
+            let output = self.row_output[row];
+            let span = self.row_output[row + 1] - output;
+            let segments = self.chunks.iter().map(|state| {
+                &self.row_entries
+                    [state.region + state.row_start[row]..state.region + state.row_end[row]]
+            });
+            // Count per cell, then lay the cells out as in the output.
+            cell_ends.clear();
+            cell_ends.resize(cells_z, 0);
+            for entry in segments.clone().flatten() {
+                let (z0, z1) = self.grid.z_range(entry.min_z, entry.max_z);
+                for count in &mut cell_ends[z0..=z1] {
+                    *count += 1;
+                }
+            }
+            let mut position = 0;
+            for cursor in cell_ends.iter_mut() {
+                let count = *cursor;
+                *cursor = position;
+                position += count + PADDING;
+            }
+            debug_assert_eq!(position, span, "row {row}: counts disagree with the layout");
+            staging.resize(span, Entry::SENTINEL);
+            keys.resize(span, 0);
+            for entry in segments.flatten() {
+                let (z0, z1) = self.grid.z_range(entry.min_z, entry.max_z);
+                for (along, cursor) in cell_ends[z0..=z1].iter_mut().enumerate() {
+                    staging[*cursor] = Entry {
+                        code: entry.code | ((along != 0) as u32) << 1,
+                        ..*entry
+                    };
+                    *cursor += 1;
+                }
+            }
+            sort_cells(staging, keys, cell_ends, &mut arrays, output - self.base);
+        }
+    }
+}
+
+/// Sorts the cells bucketed into `staging`, whose runs end at `ends` (the first starting at
+/// 0, each later one [`PADDING`] after the previous end), and writes them, sorted on min x
+/// and followed by their sentinels, to `arrays` from position `offset`; `keys` (as long as
+/// `staging`) is scratch.
+fn sort_cells(
+    staging: &[Entry],
+    keys: &mut [u64],
+    ends: &[usize],
+    arrays: &mut ArraysView<'_>,
+    offset: usize,
+) {
+    let mut start = 0;
+    for &end in ends {
+        let entries = &staging[start..end];
+        let cell_keys = &mut keys[start..end];
+        for (position, (key, entry)) in cell_keys.iter_mut().zip(entries).enumerate() {
+            *key = ((sortable_key(entry.min_x) as u64) << 32) | position as u64;
+        }
+        // Keys are distinct (positions differ): any sort gives the one order.
+        cell_keys.sort_unstable();
+        for (q, &key) in cell_keys.iter().enumerate() {
+            arrays.write(offset + start + q, &entries[key as u32 as usize]);
+        }
+        for position in end..end + PADDING {
+            arrays.write(offset + position, &Entry::SENTINEL);
+        }
+        start = end + PADDING;
+    }
+}
+
+/// Mutable views of the eight arrays of [`SweepArrays`] over a range of positions, so that
+/// disjoint ranges can be written from different threads.
+struct ArraysView<'a> {
+    min_x: &'a mut [f32],
+    max_x: &'a mut [f32],
+    min_y: &'a mut [f32],
+    max_y: &'a mut [f32],
+    min_z: &'a mut [f32],
+    max_z: &'a mut [f32],
+    code: &'a mut [u32],
+    index: &'a mut [u32],
+}
+
+impl<'a> ArraysView<'a> {
+    fn of(arrays: &'a mut SweepArrays) -> Self {
+        ArraysView {
+            min_x: &mut arrays.min_x,
+            max_x: &mut arrays.max_x,
+            min_y: &mut arrays.min_y,
+            max_y: &mut arrays.max_y,
+            min_z: &mut arrays.min_z,
+            max_z: &mut arrays.max_z,
+            code: &mut arrays.code,
+            index: &mut arrays.index,
+        }
+    }
+
+    #[cfg(feature = "parallel")]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (min_x, min_x_high) = self.min_x.split_at_mut(mid);
+        let (max_x, max_x_high) = self.max_x.split_at_mut(mid);
+        let (min_y, min_y_high) = self.min_y.split_at_mut(mid);
+        let (max_y, max_y_high) = self.max_y.split_at_mut(mid);
+        let (min_z, min_z_high) = self.min_z.split_at_mut(mid);
+        let (max_z, max_z_high) = self.max_z.split_at_mut(mid);
+        let (code, code_high) = self.code.split_at_mut(mid);
+        let (index, index_high) = self.index.split_at_mut(mid);
+        (
+            ArraysView {
+                min_x,
+                max_x,
+                min_y,
+                max_y,
+                min_z,
+                max_z,
+                code,
+                index,
+            },
+            ArraysView {
+                min_x: min_x_high,
+                max_x: max_x_high,
+                min_y: min_y_high,
+                max_y: max_y_high,
+                min_z: min_z_high,
+                max_z: max_z_high,
+                code: code_high,
+                index: index_high,
+            },
+        )
+    }
+
+    #[inline(always)]
+    fn write(&mut self, position: usize, entry: &Entry) {
+        self.min_x[position] = entry.min_x;
+        self.max_x[position] = entry.max_x;
+        self.min_y[position] = entry.min_y;
+        self.max_y[position] = entry.max_y;
+        self.min_z[position] = entry.min_z;
+        self.max_z[position] = entry.max_z;
+        self.code[position] = entry.code;
+        self.index[position] = entry.index;
+    }
+}
