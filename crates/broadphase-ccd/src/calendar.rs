@@ -1,15 +1,16 @@
 //! Event calendar with neighbour cells: the event-driven molecular dynamics next-event finder.
 //!
 //! Every body holds exactly one predicted event — the earliest of its wall hit, its next cell
-//! crossing and its collisions with bodies in the adjacent cells — in an indexed min-heap.
+//! crossing and its collisions with bodies in the adjacent cells — in a calendar queue
+//! ([`EventQueue`]: time buckets, O(1) expected per update and per pop).
 //! Predictions are invalidated lazily: each body has an event counter, incremented whenever
 //! its motion changes, and a predicted collision remembers its partner's counter. When the
-//! top of the heap is stale it is re-predicted; when it is a cell crossing the body moves to
+//! earliest event is stale it is re-predicted; when it is a cell crossing the body moves to
 //! the adjacent cell and only the layer of cells that came into reach is tested (its earlier
 //! non-crossing prediction is kept); otherwise it is the next real event. After an event only
 //! the one or two bodies involved are re-predicted against their neighbours.
 //!
-//! Why the heap never misses an event: a body's key is only written by its own predictions,
+//! Why the queue never misses an event: a body's key is only written by its own predictions,
 //! made after its last motion change and at each of its cell changes, and is a lower bound
 //! on the body's valid events with every body that was its neighbour at one of those
 //! predictions since its last motion change (events whose partner changed since are stale but
@@ -19,13 +20,14 @@
 //! pair's collision is bounded by one of the two keys. Cell crossings rank before real events
 //! at the same instant, so the grid is current when a real event is reported.
 //!
-//! Cost per event: O(log n) heap updates plus O(neighbours) time-of-impact tests; memory O(n).
+//! Cost per event: O(1) expected queue updates plus O(neighbours) time-of-impact tests;
+//! memory O(n).
 
 use crate::cell_grid::CellGrid;
 use crate::event::{
     decode_tie, earlier, tie_key, Event, EventKind, RANK_COLLISION, RANK_CROSSING, RANK_WALL,
 };
-use crate::event_heap::EventHeap;
+use crate::event_queue::EventQueue;
 use crate::time_of_impact::{collision_key, impact_time_before, wall_event};
 use crate::vector::{dot, mul_add, sub, Vec3};
 use crate::world::World;
@@ -42,7 +44,7 @@ struct BodyState {
     rest_key: u64,
     /// For a predicted collision in `rest_*`, the partner's counter at prediction time.
     rest_partner_counter: u32,
-    /// The partner's counter for the event in the heap (a collision, or a crossing).
+    /// The partner's counter for the event in the queue (a collision, or a crossing).
     partner_counter: u32,
     /// Incremented at each of its events (its motion changed).
     counter: u32,
@@ -63,7 +65,7 @@ impl Default for BodyState {
 #[derive(Debug, Clone)]
 pub(crate) struct Calendar {
     grid: CellGrid,
-    heap: EventHeap,
+    queue: EventQueue,
     /// Per body: its prediction state, in one record so that a prediction touches one cache
     /// line of it instead of one per field.
     state: Vec<BodyState>,
@@ -103,7 +105,7 @@ impl Calendar {
         let n = world.len();
         let mut calendar = Calendar {
             grid: CellGrid::new(world, now),
-            heap: EventHeap::new(n),
+            queue: EventQueue::new(n),
             state: vec![BodyState::default(); n],
             crossings: 0,
             stale: 0,
@@ -127,7 +129,7 @@ impl Calendar {
         (self.crossings, self.stale)
     }
 
-    /// Recomputes body `i`'s earliest event and stores it in the heap.
+    /// Recomputes body `i`'s earliest event and stores it in the queue.
     fn predict(&mut self, world: &World, i: usize) {
         let (rest_time, rest_key) = wall_event(world, i).unwrap_or((f64::INFINITY, u64::MAX));
         let count = self.approaching_neighbours(world, i, None);
@@ -272,7 +274,7 @@ impl Calendar {
     }
 
     /// Puts the earlier of body `i`'s stored non-crossing event and its next cell crossing
-    /// into the heap.
+    /// into the queue.
     fn schedule(&mut self, world: &World, i: usize) {
         let (mut best_time, mut best_key) = (self.state[i].rest_time, self.state[i].rest_key);
         let m = &world.motion[i];
@@ -293,14 +295,14 @@ impl Calendar {
             }
         }
         self.state[i].partner_counter = self.state[i].rest_partner_counter;
-        self.heap.set(i, best_time, best_key);
+        self.queue.set(i, best_time, best_key);
     }
 
     /// The next real event, processing cell crossings and discarding stale predictions on the
-    /// way; the event stays on top of the heap until [`Calendar::after_event`].
+    /// way; the event stays first in the queue until [`Calendar::after_event`].
     pub(crate) fn peek(&mut self, world: &World) -> Option<Event> {
         loop {
-            let top = self.heap.top();
+            let top = self.queue.top();
             if top.time == f64::INFINITY {
                 return None;
             }
@@ -389,7 +391,7 @@ mod tests {
     use crate::scene::{generate_scene, SceneConfig};
 
     #[test]
-    fn grid_cells_track_positions_and_heap_stays_ordered() {
+    fn grid_cells_track_positions_and_queue_stays_ordered() {
         for dim in [2, 3] {
             let world = generate_scene(&SceneConfig::new(150, dim, 8)).unwrap();
             let mut sim =
@@ -401,7 +403,7 @@ mod tests {
                 let expected = sim.next_event().unwrap();
                 assert!(found.matches(&expected, 0.0), "{found} vs {expected}");
                 calendar.after_event(sim.world(), &found);
-                assert!(calendar.heap.is_valid());
+                assert!(calendar.queue.is_valid());
                 // Each body's tracked cell contains its centre at the event time (up to the
                 // rounding slack of the cell width).
                 let grid = &calendar.grid;

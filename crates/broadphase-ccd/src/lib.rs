@@ -28,7 +28,7 @@ mod cell_grid;
 pub mod discrete;
 mod error;
 mod event;
-mod event_heap;
+mod event_queue;
 pub mod reproduce;
 pub mod response;
 mod run;
