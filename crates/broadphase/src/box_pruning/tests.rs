@@ -96,6 +96,8 @@ fn all_options() -> Vec<PruneOptions> {
                     // Calls run in sequence on one scratch: the coherent path sees the same
                     // boxes again.
                     coherent: threads % 2 == 0,
+                    // Three threads (not coherent) take both orders.
+                    bucket_first: threads != 3 || force_scalar,
                 });
             }
         }
