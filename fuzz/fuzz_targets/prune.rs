@@ -1,5 +1,6 @@
 //! `complete_pairs` and `bipartite_pairs` against brute force, on every kernel (scalar and
-//! SIMD, with and without the y/z grid, 1 to 3 threads, radix or coherent sort): the same
+//! SIMD, with and without the y/z grid, 1 to 3 threads, radix or coherent sort, sorted or
+//! bucketed first (every size takes both under `cfg(fuzzing)`)): the same
 //! pairs, and the same order for every option, also after the boxes drift.
 #![no_main]
 

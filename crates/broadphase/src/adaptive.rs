@@ -916,13 +916,14 @@ impl BroadPhase for Adaptive {
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
         // The active algorithm checks the id; only its first move this step is counted, and
-        // for a sample of slots logged with the box before it.
+        // for the tracked slots (and the trial sample while a round is under way, as in
+        // `set_aabbs`) logged with the box before it.
         let slot = id.index() as usize;
         let stamp = self.step + 1;
         let first = self.moved_in.get(slot).is_some_and(|&m| m != stamp);
-        let before = if first
-            && (slot as u32 & self.track_mask == 0 || self.sample.position_of(slot).is_some())
-        {
+        let logged = slot as u32 & self.track_mask == 0
+            || (!self.pending.is_empty() && self.sample.position_of(slot).is_some());
+        let before = if first && logged {
             self.table().aabbs().get(slot).copied()
         } else {
             None

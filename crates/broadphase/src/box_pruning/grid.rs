@@ -39,9 +39,14 @@ pub(super) struct Grid {
     pub(super) cells_z: u32,
 }
 
-/// Boxes per chunk of the input. The grid is chosen from per-chunk sums merged in chunk
-/// order, so the (rounded) result is the same whether chunks run on one thread or many.
-pub(super) const CHUNK: usize = if cfg!(test) { 64 } else { 1 << 16 };
+/// Boxes per chunk of the input (64 in tests and fuzzing, so that small inputs have many).
+/// The grid is chosen from per-chunk sums merged in chunk order, so the (rounded) result is
+/// the same whether chunks run on one thread or many.
+pub(super) const CHUNK: usize = if cfg!(any(test, fuzzing)) {
+    64
+} else {
+    1 << 16
+};
 
 /// The number of [`CHUNK`]-sized chunks of `sources` (each source chunked on its own).
 pub(super) fn chunk_count<const N: usize>(sources: &Sources<'_, N>) -> usize {

@@ -421,8 +421,8 @@ pub fn complete_pairs_with(
 /// 954 ms, the cells' comparison sorts being O(m log m)); on two threads bucketing first
 /// wins everywhere measured, since the sort-first order runs only its sweep on the threads
 /// (1,000,000 `sparse`: 165-181 against 90-98 ms; 100,000 `cube`: 18-21 against 15-20 ms).
-/// Every size in unit tests, so that both orders are checked against each other.
-const BUCKET_FIRST_MIN_BOXES: usize = if cfg!(test) { 1 } else { 20_000 };
+/// Every size in unit tests and fuzzing, so that both orders are checked against each other.
+const BUCKET_FIRST_MIN_BOXES: usize = if cfg!(any(test, fuzzing)) { 1 } else { 20_000 };
 
 /// Steps 1 to 3: the boxes of `sources` into `scratch.arrays`, in sweep order.
 fn sort_and_gather<const N: usize>(
