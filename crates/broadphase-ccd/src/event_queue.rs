@@ -6,11 +6,18 @@
 //! doubly linked list of its bucket (arrays, no allocation after construction), or in an
 //! overflow list beyond the last bucket. The earliest event is found by scanning the lowest
 //! non-empty bucket, which holds a couple of events when the width fits the event rate. When
-//! every bucket is empty the queue is rebuilt from the overflow list, with a width fitted to
-//! the events it holds: the buckets cover about twice their mean distance from the earliest,
-//! which is about twice as many events as there are bodies, so rebuilds cost O(1) per event.
+//! every bucket is empty the queue is rebuilt from the overflow list, the buckets about two
+//! updates wide at the rate seen since the last layout (at the first layout, from the median
+//! distance of the events from the earliest), so that they last about twice as many updates
+//! as there are bodies: rebuilds cost O(1) per update. When scans grow long (the event rate
+//! rose), every body is filed again at the current rate, at most once per n scans.
 
 const NONE: u32 = u32::MAX;
+
+/// Scans between two checks for crowded buckets (at least; n when larger).
+const CHECK_EVERY: u64 = 1024;
+/// Bodies per scan, on average, past which the buckets are laid out again.
+const CROWDED: u64 = 8;
 
 /// The earliest event: its time, tie key and body.
 #[derive(Debug, Clone, Copy)]
@@ -41,6 +48,12 @@ pub(crate) struct EventQueue {
     current: usize,
     /// Updates since the last layout, to fit the next layout to the event rate.
     updates: u64,
+    /// Scans of the current bucket since the last check, and the bodies they visited: when
+    /// buckets grow crowded (the event rate rose), the buckets are laid out again.
+    scans: u64,
+    scanned: u64,
+    /// Scratch for the first layout's median.
+    offsets: Vec<f64>,
 }
 
 /// `true` when `(t1, k1)` comes strictly before `(t2, k2)`.
@@ -66,6 +79,9 @@ impl EventQueue {
             inverse_width: 0.0,
             current: buckets,
             updates: 0,
+            scans: 0,
+            scanned: 0,
+            offsets: Vec::with_capacity(n),
         };
         // Everything starts in the overflow list; the first `top` lays out the buckets.
         for body in (0..n as u32).rev() {
@@ -89,7 +105,18 @@ impl EventQueue {
                 };
             }
             if self.current < self.buckets {
-                return self.earliest_in(self.current);
+                let (top, visited) = self.earliest_in(self.current);
+                self.scans += 1;
+                self.scanned += visited;
+                if self.scans >= CHECK_EVERY.max(self.time.len() as u64) {
+                    let crowded = self.scanned > CROWDED * self.scans;
+                    (self.scans, self.scanned) = (0, 0);
+                    if crowded {
+                        self.relayout();
+                        continue;
+                    }
+                }
+                return top;
             }
         }
     }
@@ -118,53 +145,78 @@ impl EventQueue {
         }
     }
 
-    /// The earliest event of a non-empty bucket.
+    /// The earliest event of a non-empty bucket, and the number of bodies in it.
     #[inline]
-    fn earliest_in(&self, bucket: usize) -> QueueTop {
+    fn earliest_in(&self, bucket: usize) -> (QueueTop, u64) {
         let mut body = self.head[bucket];
         let mut best = body;
+        let mut visited = 1;
         body = self.next[body as usize];
         while body != NONE {
+            visited += 1;
             let (b, i) = (best as usize, body as usize);
             if before(self.time[i], self.key[i], self.time[b], self.key[b]) {
                 best = body;
             }
             body = self.next[i];
         }
-        QueueTop {
+        let top = QueueTop {
             time: self.time[best as usize],
             key: self.key[best as usize],
             body: best,
+        };
+        (top, visited)
+    }
+
+    /// Moves every body into the overflow list and lays the buckets out again, fitted to the
+    /// event rate since the last layout. O(n), at most once per n scans.
+    fn relayout(&mut self) {
+        for bucket in self.current..self.buckets {
+            let mut body = self.head[bucket];
+            while body != NONE {
+                let following = self.next[body as usize];
+                self.unlink(body);
+                self.link(body, self.buckets);
+                body = following;
+            }
         }
+        self.current = self.buckets;
     }
 
     /// Lays the buckets out again from the overflow list (every bucket is empty); `false`
     /// when it holds no finite event.
     fn rebuild(&mut self) -> bool {
         let overflow = self.buckets;
-        let (mut earliest, mut count, mut sum) = (f64::INFINITY, 0usize, 0.0f64);
+        let mut earliest = f64::INFINITY;
         let mut body = self.head[overflow];
         while body != NONE {
-            let time = self.time[body as usize];
-            if time.is_finite() {
-                earliest = earliest.min(time);
-                count += 1;
-                sum += time;
-            }
+            earliest = earliest.min(self.time[body as usize]);
             body = self.next[body as usize];
         }
-        if count == 0 {
+        if earliest == f64::INFINITY {
             return false;
         }
-        // Buckets about two updates wide at the rate since the last layout (events go on
-        // at about that rate), or at the first layout, over twice the events' mean distance
-        // from the earliest (each body's next event about a mean free time away, so about
-        // two per bucket); never of zero width.
+        // Buckets about two updates wide at the rate since the last layout (events go on at
+        // about that rate). At the first layout, buckets over four times the events' median
+        // distance from the earliest (each body's next event about a mean free time away:
+        // about one per bucket); a median, so that a few far events (a slow body's wall hit)
+        // cannot stretch the buckets. Never of zero width.
         let elapsed = earliest - self.origin;
         let span = if self.updates > 0 && elapsed > 0.0 && self.limit.is_finite() {
             2.0 * elapsed / self.updates as f64 * self.buckets as f64
         } else {
-            2.0 * (sum / count as f64 - earliest).max(0.0)
+            self.offsets.clear();
+            let mut body = self.head[overflow];
+            while body != NONE {
+                let time = self.time[body as usize];
+                if time.is_finite() {
+                    self.offsets.push(time - earliest);
+                }
+                body = self.next[body as usize];
+            }
+            let middle = self.offsets.len() / 2;
+            let (_, median, _) = self.offsets.select_nth_unstable_by(middle, f64::total_cmp);
+            4.0 * *median
         }
         .max(f64::MIN_POSITIVE * self.buckets as f64);
         self.updates = 0;
@@ -256,6 +308,41 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A queue driven like the simulation (pop the earliest, schedule that body again a
+    /// random while later), with one body's event far away (a median, not a mean, sizes the
+    /// first layout) and the event rate rising a hundredfold halfway (crowded buckets are
+    /// laid out again): the bucket scanned per pop stays short on average.
+    #[test]
+    fn buckets_stay_short_despite_a_far_event_and_a_rate_change() {
+        let n = 4096;
+        let mut queue = EventQueue::new(n);
+        let mut state = 7u64;
+        let mut uniform = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        queue.set(0, 1e9, 0);
+        for body in 1..n {
+            queue.set(body, uniform(), body as u64);
+        }
+        let (mut visited, mut pops) = (0u64, 0u64);
+        let mut now = 0.0;
+        for step in 0..200_000u64 {
+            let top = queue.top();
+            assert!(top.time >= now, "step {step}: time went back");
+            now = top.time;
+            visited += queue.earliest_in(queue.current).1;
+            pops += 1;
+            let scale = if step < 100_000 { 1.0 } else { 0.01 };
+            queue.set(top.body as usize, top.time + uniform() * scale, step);
+        }
+        assert!(queue.is_valid());
+        let mean = visited as f64 / pops as f64;
+        assert!(mean < 4.0, "{mean} bodies per scanned bucket");
+    }
 
     /// Against a model: random updates with ties, infinite times, times in the past of the
     /// current bucket, and pops that advance time like the simulation's.
