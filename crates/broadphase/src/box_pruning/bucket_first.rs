@@ -17,7 +17,7 @@
 
 use super::grid::{chunk_count, chunk_of, unpack, Bounds, Grid, MAX_COPIES_PER_BOX};
 use super::sort::Sources;
-use super::{Entry, PruneScratch, SweepArrays, PADDING};
+use super::{ArraysView, Entry, PruneScratch, SweepArrays, PADDING};
 use crate::radix_sort::sortable_key;
 use crate::Aabb;
 
@@ -437,79 +437,5 @@ fn sort_cells(
             arrays.write(offset + position, &Entry::SENTINEL);
         }
         start = end + PADDING;
-    }
-}
-
-/// Mutable views of the eight arrays of [`SweepArrays`] over a range of positions, so that
-/// disjoint ranges can be written from different threads.
-struct ArraysView<'a> {
-    min_x: &'a mut [f32],
-    max_x: &'a mut [f32],
-    min_y: &'a mut [f32],
-    max_y: &'a mut [f32],
-    min_z: &'a mut [f32],
-    max_z: &'a mut [f32],
-    code: &'a mut [u32],
-    index: &'a mut [u32],
-}
-
-impl<'a> ArraysView<'a> {
-    fn of(arrays: &'a mut SweepArrays) -> Self {
-        ArraysView {
-            min_x: &mut arrays.min_x,
-            max_x: &mut arrays.max_x,
-            min_y: &mut arrays.min_y,
-            max_y: &mut arrays.max_y,
-            min_z: &mut arrays.min_z,
-            max_z: &mut arrays.max_z,
-            code: &mut arrays.code,
-            index: &mut arrays.index,
-        }
-    }
-
-    #[cfg(feature = "parallel")]
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        let (min_x, min_x_high) = self.min_x.split_at_mut(mid);
-        let (max_x, max_x_high) = self.max_x.split_at_mut(mid);
-        let (min_y, min_y_high) = self.min_y.split_at_mut(mid);
-        let (max_y, max_y_high) = self.max_y.split_at_mut(mid);
-        let (min_z, min_z_high) = self.min_z.split_at_mut(mid);
-        let (max_z, max_z_high) = self.max_z.split_at_mut(mid);
-        let (code, code_high) = self.code.split_at_mut(mid);
-        let (index, index_high) = self.index.split_at_mut(mid);
-        (
-            ArraysView {
-                min_x,
-                max_x,
-                min_y,
-                max_y,
-                min_z,
-                max_z,
-                code,
-                index,
-            },
-            ArraysView {
-                min_x: min_x_high,
-                max_x: max_x_high,
-                min_y: min_y_high,
-                max_y: max_y_high,
-                min_z: min_z_high,
-                max_z: max_z_high,
-                code: code_high,
-                index: index_high,
-            },
-        )
-    }
-
-    #[inline(always)]
-    fn write(&mut self, position: usize, entry: &Entry) {
-        self.min_x[position] = entry.min_x;
-        self.max_x[position] = entry.max_x;
-        self.min_y[position] = entry.min_y;
-        self.max_y[position] = entry.max_y;
-        self.min_z[position] = entry.min_z;
-        self.max_z[position] = entry.max_z;
-        self.code[position] = entry.code;
-        self.index[position] = entry.index;
     }
 }

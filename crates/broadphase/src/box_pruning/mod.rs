@@ -228,47 +228,21 @@ impl SweepArrays {
 
     /// Writes a sentinel at `position`.
     fn write_sentinel(&mut self, position: usize) {
-        self.min_x[position] = f32::INFINITY;
-        self.max_x[position] = f32::NEG_INFINITY;
-        self.min_y[position] = 0.0;
-        self.max_y[position] = 0.0;
-        self.min_z[position] = 0.0;
-        self.max_z[position] = 0.0;
-        self.code[position] = 0;
-        self.index[position] = 0;
+        ArraysView::of(self).write(position, &Entry::SENTINEL);
     }
 
     /// Copies `entries` into the arrays (resized to match). One sequential pass.
     fn transpose_from(&mut self, entries: &[Entry]) {
         self.set_len(entries.len());
-        let n = entries.len();
-        let (min_x, max_x) = (&mut self.min_x[..n], &mut self.max_x[..n]);
-        let (min_y, max_y) = (&mut self.min_y[..n], &mut self.max_y[..n]);
-        let (min_z, max_z) = (&mut self.min_z[..n], &mut self.max_z[..n]);
-        let (code, index) = (&mut self.code[..n], &mut self.index[..n]);
-        for (k, e) in entries.iter().enumerate() {
-            min_x[k] = e.min_x;
-            max_x[k] = e.max_x;
-            min_y[k] = e.min_y;
-            max_y[k] = e.max_y;
-            min_z[k] = e.min_z;
-            max_z[k] = e.max_z;
-            code[k] = e.code;
-            index[k] = e.index;
+        let mut view = ArraysView::of(self);
+        for (position, entry) in entries.iter().enumerate() {
+            view.write(position, entry);
         }
     }
 
     #[inline]
     fn write(&mut self, position: usize, aabb: &Aabb, code: u32, index: u32) {
-        let (min, max) = (aabb.min(), aabb.max());
-        self.min_x[position] = min.x;
-        self.max_x[position] = max.x;
-        self.min_y[position] = min.y;
-        self.max_y[position] = max.y;
-        self.min_z[position] = min.z;
-        self.max_z[position] = max.z;
-        self.code[position] = code;
-        self.index[position] = index;
+        ArraysView::of(self).write(position, &Entry::new(aabb, code, index));
     }
 
     fn memory_bytes(&self) -> usize {
@@ -316,6 +290,80 @@ impl SweepArrays {
                 assert!(sentinels.iter().all(|&s| s == f32::INFINITY));
             }
         }
+    }
+}
+
+/// Mutable views of the eight arrays of [`SweepArrays`] over a range of positions, so that
+/// disjoint ranges can be written from different threads.
+pub(super) struct ArraysView<'a> {
+    min_x: &'a mut [f32],
+    max_x: &'a mut [f32],
+    min_y: &'a mut [f32],
+    max_y: &'a mut [f32],
+    min_z: &'a mut [f32],
+    max_z: &'a mut [f32],
+    code: &'a mut [u32],
+    index: &'a mut [u32],
+}
+
+impl<'a> ArraysView<'a> {
+    pub(super) fn of(arrays: &'a mut SweepArrays) -> Self {
+        ArraysView {
+            min_x: &mut arrays.min_x,
+            max_x: &mut arrays.max_x,
+            min_y: &mut arrays.min_y,
+            max_y: &mut arrays.max_y,
+            min_z: &mut arrays.min_z,
+            max_z: &mut arrays.max_z,
+            code: &mut arrays.code,
+            index: &mut arrays.index,
+        }
+    }
+
+    #[cfg(feature = "parallel")]
+    pub(super) fn split_at(self, mid: usize) -> (Self, Self) {
+        let (min_x, min_x_high) = self.min_x.split_at_mut(mid);
+        let (max_x, max_x_high) = self.max_x.split_at_mut(mid);
+        let (min_y, min_y_high) = self.min_y.split_at_mut(mid);
+        let (max_y, max_y_high) = self.max_y.split_at_mut(mid);
+        let (min_z, min_z_high) = self.min_z.split_at_mut(mid);
+        let (max_z, max_z_high) = self.max_z.split_at_mut(mid);
+        let (code, code_high) = self.code.split_at_mut(mid);
+        let (index, index_high) = self.index.split_at_mut(mid);
+        (
+            ArraysView {
+                min_x,
+                max_x,
+                min_y,
+                max_y,
+                min_z,
+                max_z,
+                code,
+                index,
+            },
+            ArraysView {
+                min_x: min_x_high,
+                max_x: max_x_high,
+                min_y: min_y_high,
+                max_y: max_y_high,
+                min_z: min_z_high,
+                max_z: max_z_high,
+                code: code_high,
+                index: index_high,
+            },
+        )
+    }
+
+    #[inline(always)]
+    pub(super) fn write(&mut self, position: usize, entry: &Entry) {
+        self.min_x[position] = entry.min_x;
+        self.max_x[position] = entry.max_x;
+        self.min_y[position] = entry.min_y;
+        self.max_y[position] = entry.max_y;
+        self.min_z[position] = entry.min_z;
+        self.max_z[position] = entry.max_z;
+        self.code[position] = entry.code;
+        self.index[position] = entry.index;
     }
 }
 
