@@ -1,9 +1,8 @@
 //! Uniform cell grid with two inline slots and an overflow list per cell, for the event
 //! calendar's neighbour search.
 
+use crate::linked_lists::{LinkedLists, NONE};
 use crate::world::World;
-
-const NONE: u32 = u32::MAX;
 
 /// Inline body slots per cell.
 const SLOTS: usize = 2;
@@ -29,9 +28,8 @@ pub(crate) struct CellGrid {
     /// Per cell: whether its overflow list is non-empty. A quarter of the size of `head`, so
     /// that the check for the rare overflow stays in cache and `head` is read only when set.
     overflows: Vec<bool>,
-    /// Per body in an overflow list: its neighbours in that list.
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    /// The overflow lists' links.
+    lists: LinkedLists,
     pub(crate) coord: Vec<[u32; 3]>,
 }
 
@@ -67,8 +65,7 @@ impl CellGrid {
             slots: vec![[NONE; SLOTS]; total],
             head: vec![NONE; total],
             overflows: vec![false; total],
-            next: vec![NONE; n],
-            prev: vec![NONE; n],
+            lists: LinkedLists::new(n),
             coord: vec![[0; 3]; n],
         };
         for i in 0..n {
@@ -96,13 +93,7 @@ impl CellGrid {
             *slot = i;
             return;
         }
-        let first = self.head[cell];
-        self.next[i as usize] = first;
-        self.prev[i as usize] = NONE;
-        if first != NONE {
-            self.prev[first as usize] = i;
-        }
-        self.head[cell] = i;
+        self.lists.push_front(&mut self.head[cell], i);
         self.overflows[cell] = true;
     }
 
@@ -113,16 +104,8 @@ impl CellGrid {
             *slot = NONE;
             return;
         }
-        let (p, n) = (self.prev[i as usize], self.next[i as usize]);
-        if p != NONE {
-            self.next[p as usize] = n;
-        } else {
-            self.head[cell] = n;
-            self.overflows[cell] = n != NONE;
-        }
-        if n != NONE {
-            self.prev[n as usize] = p;
-        }
+        self.lists.remove(&mut self.head[cell], i);
+        self.overflows[cell] = self.head[cell] != NONE;
     }
 
     /// Moves body `i` one cell along `axis`, up if `up`.
@@ -203,7 +186,7 @@ impl CellGrid {
                                 out[count] = j;
                                 count += 1;
                             }
-                            j = self.next[j as usize];
+                            j = self.lists.next(j);
                         }
                     }
                 }

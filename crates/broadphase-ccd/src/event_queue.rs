@@ -12,7 +12,7 @@
 //! as there are bodies: rebuilds cost O(1) per update. When scans grow long (the event rate
 //! rose), every body is filed again at the current rate, at most once per n scans.
 
-const NONE: u32 = u32::MAX;
+use crate::linked_lists::{LinkedLists, NONE};
 
 /// Scans between two checks for crowded buckets (at least; n when larger).
 const CHECK_EVERY: u64 = 1024;
@@ -33,10 +33,9 @@ pub(crate) struct EventQueue {
     /// Per body: its event's time and tie key.
     time: Vec<f64>,
     key: Vec<u64>,
-    /// Per body: its bucket (`buckets` is the overflow list) and its neighbours in it.
+    /// Per body: its bucket (`buckets` is the overflow list); the buckets' links.
     bucket: Vec<u32>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    lists: LinkedLists,
     /// Per bucket, then the overflow list: its first body.
     head: Vec<u32>,
     buckets: usize,
@@ -70,8 +69,7 @@ impl EventQueue {
             time: vec![f64::INFINITY; n],
             key: vec![u64::MAX; n],
             bucket: vec![buckets as u32; n],
-            next: vec![NONE; n],
-            prev: vec![NONE; n],
+            lists: LinkedLists::new(n),
             head: vec![NONE; buckets + 1],
             buckets,
             origin: 0.0,
@@ -151,14 +149,14 @@ impl EventQueue {
         let mut body = self.head[bucket];
         let mut best = body;
         let mut visited = 1;
-        body = self.next[body as usize];
+        body = self.lists.next(body);
         while body != NONE {
             visited += 1;
             let (b, i) = (best as usize, body as usize);
             if before(self.time[i], self.key[i], self.time[b], self.key[b]) {
                 best = body;
             }
-            body = self.next[i];
+            body = self.lists.next(body);
         }
         let top = QueueTop {
             time: self.time[best as usize],
@@ -174,7 +172,7 @@ impl EventQueue {
         for bucket in self.current..self.buckets {
             let mut body = self.head[bucket];
             while body != NONE {
-                let following = self.next[body as usize];
+                let following = self.lists.next(body);
                 self.unlink(body);
                 self.link(body, self.buckets);
                 body = following;
@@ -191,7 +189,7 @@ impl EventQueue {
         let mut body = self.head[overflow];
         while body != NONE {
             earliest = earliest.min(self.time[body as usize]);
-            body = self.next[body as usize];
+            body = self.lists.next(body);
         }
         if earliest == f64::INFINITY {
             return false;
@@ -212,7 +210,7 @@ impl EventQueue {
                 if time.is_finite() {
                     self.offsets.push(time - earliest);
                 }
-                body = self.next[body as usize];
+                body = self.lists.next(body);
             }
             let middle = self.offsets.len() / 2;
             let (_, median, _) = self.offsets.select_nth_unstable_by(middle, f64::total_cmp);
@@ -232,7 +230,7 @@ impl EventQueue {
         let mut body = self.head[overflow];
         self.head[overflow] = NONE;
         while body != NONE {
-            let following = self.next[body as usize];
+            let following = self.lists.next(body);
             let bucket = self.bucket_of(self.time[body as usize]);
             self.link(body, bucket);
             body = following;
@@ -242,27 +240,14 @@ impl EventQueue {
 
     #[inline(always)]
     fn link(&mut self, body: u32, bucket: usize) {
-        let first = self.head[bucket];
-        self.next[body as usize] = first;
-        self.prev[body as usize] = NONE;
-        if first != NONE {
-            self.prev[first as usize] = body;
-        }
-        self.head[bucket] = body;
+        self.lists.push_front(&mut self.head[bucket], body);
         self.bucket[body as usize] = bucket as u32;
     }
 
     #[inline(always)]
     fn unlink(&mut self, body: u32) {
-        let (p, n) = (self.prev[body as usize], self.next[body as usize]);
-        if p != NONE {
-            self.next[p as usize] = n;
-        } else {
-            self.head[self.bucket[body as usize] as usize] = n;
-        }
-        if n != NONE {
-            self.prev[n as usize] = p;
-        }
+        let bucket = self.bucket[body as usize] as usize;
+        self.lists.remove(&mut self.head[bucket], body);
     }
 
     /// Checks the bucket invariants and the lists (for tests): buckets below `current` are
@@ -292,13 +277,15 @@ impl EventQueue {
                 } else {
                     bucket > self.current && filed.min(self.buckets - 1) == bucket
                 };
-                let ok = self.bucket[i] as usize == bucket && self.prev[i] == previous && placed;
+                let ok = self.bucket[i] as usize == bucket
+                    && self.lists.prev(body) == previous
+                    && placed;
                 if !ok {
                     return false;
                 }
                 seen += 1;
                 previous = body;
-                body = self.next[i];
+                body = self.lists.next(body);
             }
         }
         seen == self.time.len()

@@ -29,6 +29,7 @@ pub mod discrete;
 mod error;
 mod event;
 mod event_queue;
+mod linked_lists;
 pub mod reproduce;
 pub mod response;
 mod run;
