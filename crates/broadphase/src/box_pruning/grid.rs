@@ -21,6 +21,16 @@ const MIN_BOXES_FOR_GRID: usize = 256;
 /// what costs most at a million boxes; 2 to 6 measured within noise of each other on `cube`,
 /// 3 to 6 best on `sparse` (see the closing note).
 const CELL_EXTENTS: f64 = 3.0;
+/// Cell side, in mean box extents, in large sparse scenes (below [`SPARSE_DENSITY`], at
+/// least [`SPARSE_MIN_BOXES`]): there each copy of a box costs memory traffic, and wider
+/// cells add few candidates. 4 to 7 measured within noise of each other; against 3, at
+/// 1,000,000 `sparse` boxes on 2 threads 73-76 ms instead of 84-89. At 10,000 `cube` boxes
+/// (also sparse by this measure) the same instruction count either way (callgrind).
+const SPARSE_CELL_EXTENTS: f64 = 5.0;
+/// Boxes overlapping a mean box's volume below which a scene counts as sparse.
+const SPARSE_DENSITY: f64 = 1.0;
+/// Boxes from which sparse scenes get wider cells.
+const SPARSE_MIN_BOXES: usize = 20_000;
 /// At most `n / MIN_BOXES_PER_CELL` cells, so that cells stay worth a sweep: each cell adds
 /// [`PADDING`] sentinels to gather and sweep. Binds in small sparse scenes (4,000 boxes of the
 /// calm scene: 64 rather than 16 took 4% off `sort-and-sweep`'s instructions, callgrind).
@@ -79,6 +89,9 @@ pub(super) fn chunk_of<'a, const N: usize>(
 /// The y/z bounds and summed y/z extents of some boxes, what the grid is chosen from.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Bounds {
+    low_x: f32,
+    high_x: f32,
+    extent_x: f64,
     low_y: f32,
     high_y: f32,
     low_z: f32,
@@ -95,6 +108,9 @@ impl Default for Bounds {
 
 impl Bounds {
     const EMPTY: Bounds = Bounds {
+        low_x: f32::MAX,
+        high_x: f32::MIN,
+        extent_x: 0.0,
         low_y: f32::MAX,
         high_y: f32::MIN,
         low_z: f32::MAX,
@@ -107,6 +123,9 @@ impl Bounds {
         let mut bounds = Bounds::EMPTY;
         for aabb in boxes {
             let (min, max) = (aabb.min(), aabb.max());
+            bounds.low_x = bounds.low_x.min(min.x);
+            bounds.high_x = bounds.high_x.max(max.x);
+            bounds.extent_x += max.x as f64 - min.x as f64;
             bounds.low_y = bounds.low_y.min(min.y);
             bounds.high_y = bounds.high_y.max(max.y);
             bounds.low_z = bounds.low_z.min(min.z);
@@ -119,6 +138,9 @@ impl Bounds {
 
     pub(super) fn merge(self, other: Bounds) -> Bounds {
         Bounds {
+            low_x: self.low_x.min(other.low_x),
+            high_x: self.high_x.max(other.high_x),
+            extent_x: self.extent_x + other.extent_x,
             low_y: self.low_y.min(other.low_y),
             high_y: self.high_y.max(other.high_y),
             low_z: self.low_z.min(other.low_z),
@@ -211,6 +233,9 @@ impl Grid {
             return None;
         }
         let Bounds {
+            low_x,
+            high_x,
+            extent_x,
             low_y,
             high_y,
             low_z,
@@ -218,10 +243,23 @@ impl Grid {
             extent_y,
             extent_z,
         } = *bounds;
+        // About how many boxes overlap a mean box's volume (pairs per box, roughly).
+        let fraction = |low: f32, high: f32, extent_sum: f64| {
+            extent_sum / n as f64 / (high as f64 - low as f64)
+        };
+        let density = n as f64
+            * fraction(low_x, high_x, extent_x)
+            * fraction(low_y, high_y, extent_y)
+            * fraction(low_z, high_z, extent_z);
+        let cell_extents = if density < SPARSE_DENSITY && n >= SPARSE_MIN_BOXES {
+            SPARSE_CELL_EXTENTS
+        } else {
+            CELL_EXTENTS
+        };
         let max_cells_per_axis = (n as f64 / MIN_BOXES_PER_CELL).sqrt().min(4096.0);
         let cells = |low: f32, high: f32, extent_sum: f64| -> u32 {
             let range = high as f64 - low as f64;
-            let cells = (range * n as f64 / (CELL_EXTENTS * extent_sum)).min(max_cells_per_axis);
+            let cells = (range * n as f64 / (cell_extents * extent_sum)).min(max_cells_per_axis);
             // NaN (0/0 for a flat, zero-size scene) or < 1: one cell.
             if cells >= 1.0 {
                 cells as u32
