@@ -14,6 +14,10 @@
 //! 5. with more than one thread, the sweep positions are cut into chunks swept in parallel and
 //!    concatenated in position order, so the output does not depend on the thread count
 //!    ([`parallel`]).
+//!
+//! With more than one thread and many boxes, steps 1 to 3 run in the other order, every pass
+//! on the threads: the boxes are bucketed into the grid first and each cell is sorted on its
+//! own ([`bucket_first`]), giving the same arrays.
 
 mod bipartite;
 mod bucket_first;
