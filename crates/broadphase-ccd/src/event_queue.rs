@@ -222,7 +222,8 @@ impl EventQueue {
         self.inverse_width = self.buckets as f64 / span;
         self.limit = earliest + span;
         if self.limit <= earliest {
-            // The span vanished next to a huge time: one bucket from here on, at `limit`.
+            // The span vanished next to a huge time: every finite event goes to the current
+            // bucket until the next layout.
             self.limit = f64::INFINITY;
             self.inverse_width = 0.0;
         }

@@ -1,19 +1,18 @@
-//! Steps 1 to 3 in the other order, for inputs larger than the caches: the boxes are bucketed
-//! into the y/z grid first, then each cell is sorted on its own.
+//! Steps 1 to 3 in the other order, for calls on several threads: the boxes are bucketed
+//! into the y/z grid first, then each cell is sorted on its own, so that every pass runs on
+//! the threads (the sort-first order threads only its sweep).
 //!
 //! The arrays are the same as those of the sort-first order ([`super::sort`], then
 //! [`super::grid::gather`]): a cell's entries arrive in index order, and sorting them by
 //! `(min x key, position in the cell)` is the global sort's `(min x key, index)` order
-//! restricted to the cell. What changes is the memory traffic. Visiting the boxes in sorted
-//! order reads them at random, a cache miss per box once they outgrow the caches; here they
-//! are read in sequence. Bucketing directly into thousands of cells would write to
-//! thousands of places at random (a cache and TLB miss per box), so it takes two passes:
-//! rows of cells (y), then the cells of one row (z), whose few hundred kilobytes stay in
-//! cache through the second pass and the row's sorts.
+//! restricted to the cell. The boxes are read in input order. Bucketing directly into
+//! thousands of cells would write to thousands of places at random (a cache and TLB miss per
+//! box), so it takes two passes: rows of cells (y), then the cells of one row (z), whose few
+//! hundred kilobytes stay in cache through the second pass and the row's sorts.
 //!
-//! Every pass runs on fixed chunks of the input ([`super::grid::CHUNK`] boxes) or on groups of rows, on
-//! several threads when asked; chunk results are merged in chunk order, so the output does
-//! not depend on the thread count.
+//! Every pass runs on fixed chunks of the input ([`super::grid::CHUNK`] boxes) or on groups
+//! of rows; chunk results are merged in chunk order, so the output does not depend on the
+//! thread count.
 
 use super::grid::{chunk_count, chunk_of, unpack, Bounds, Grid, MAX_COPIES_PER_BOX};
 use super::sort::Sources;
@@ -200,7 +199,6 @@ fn bucket_in<const N: usize>(
     // Pass 1: into rows.
     let row_entries = &mut bucket.row_entries;
     row_entries.resize(region, Entry::SENTINEL);
-    row_entries.truncate(region);
     scatter_chunks(in_parallel, chunks, 0, row_entries, sources, &grid);
     // Pass 2 and the sorts, by groups of rows.
     let groups = if in_parallel {
@@ -392,7 +390,13 @@ impl RowWork<'_> {
                 *cursor = position;
                 position += count + PADDING;
             }
-            debug_assert_eq!(position, span, "row {row}: counts disagree with the layout");
+            // The row's z copies were counted with `Grid::cell_range`, here with
+            // `Grid::z_range` (tested equal): a disagreement would leave stale entries in the
+            // output, so it stops here instead (one comparison per row).
+            assert_eq!(
+                position, span,
+                "row {row}: cell counts disagree with the layout"
+            );
             staging.resize(span, Entry::SENTINEL);
             keys.resize(span, 0);
             for entry in segments.flatten() {

@@ -390,7 +390,6 @@ pub(super) fn gather<const N: usize>(
     let staging = &mut scratch.staging;
     // Every position is written (entries, then sentinels): no clearing pass.
     staging.resize(len, Entry::SENTINEL);
-    staging.truncate(len);
     scatter(
         staging,
         &scratch.keys,
