@@ -11,7 +11,7 @@
 //! This only needs the cell function to be monotone, which holds for every finite input.
 
 use super::sort::{locate, Sources};
-use super::{Entry, PruneScratch, SweepArrays, PADDING};
+use super::{Entry, EntryParts, PruneScratch, SweepArrays, PADDING};
 use crate::Aabb;
 
 /// Fewer boxes than this are swept without a grid: the sort dominates anyway.
@@ -120,16 +120,21 @@ impl Bounds {
     };
 
     pub(super) fn of(boxes: &[Aabb]) -> Bounds {
+        // Boxes hold no NaN, so a plain compare does: `f32::min` and `max` pay for NaN
+        // handling (three instructions each rather than one; this pass took 9% of a
+        // 10,000-box call with them).
+        let lower = |a: f32, b: f32| if b < a { b } else { a };
+        let higher = |a: f32, b: f32| if b > a { b } else { a };
         let mut bounds = Bounds::EMPTY;
         for aabb in boxes {
             let (min, max) = (aabb.min(), aabb.max());
-            bounds.low_x = bounds.low_x.min(min.x);
-            bounds.high_x = bounds.high_x.max(max.x);
+            bounds.low_x = lower(bounds.low_x, min.x);
+            bounds.high_x = higher(bounds.high_x, max.x);
             bounds.extent_x += max.x as f64 - min.x as f64;
-            bounds.low_y = bounds.low_y.min(min.y);
-            bounds.high_y = bounds.high_y.max(max.y);
-            bounds.low_z = bounds.low_z.min(min.z);
-            bounds.high_z = bounds.high_z.max(max.z);
+            bounds.low_y = lower(bounds.low_y, min.y);
+            bounds.high_y = higher(bounds.high_y, max.y);
+            bounds.low_z = lower(bounds.low_z, min.z);
+            bounds.high_z = higher(bounds.high_z, max.z);
             bounds.extent_y += max.y as f64 - min.y as f64;
             bounds.extent_z += max.z as f64 - min.z as f64;
         }
@@ -332,10 +337,18 @@ fn choose_and_count<const N: usize>(
                 let range = g.cell_range(aabb);
                 ranges.push(range);
                 let (y0, y1, z0, z1) = unpack(range);
-                if y0 == y1 && z0 == z1 {
-                    // Most boxes lie in one cell.
-                    counts[y0 * g.cells_z as usize + z0] += 1;
-                    copies += 1;
+                let (dy, dz) = (y1 - y0, z1 - z0);
+                if dy <= 1 && dz <= 1 {
+                    // Nearly every box spans one or two cells per axis (cells are wider
+                    // than the mean box). Four increments, some by zero, rather than
+                    // branches on the shape that mispredict about half the time.
+                    let cell = y0 * g.cells_z as usize + z0;
+                    let next_row = cell + dy * g.cells_z as usize;
+                    counts[cell] += 1;
+                    counts[cell + dz] += dz;
+                    counts[next_row] += dy;
+                    counts[next_row + dz] += dy & dz;
+                    copies += (1 + dy) * (1 + dz);
                     continue;
                 }
                 for y in y0..=y1 {
@@ -419,10 +432,25 @@ fn place(
     (y0, y1, z0, z1): (usize, usize, usize, usize),
     cells_z: usize,
 ) {
-    if y0 == y1 && z0 == z1 {
-        let cursor = &mut cursors[y0 * cells_z + z0];
-        staging[*cursor] = Entry::new(aabb, tag, index);
-        *cursor += 1;
+    let (dy, dz) = (y1 - y0, z1 - z0);
+    if dy <= 1 && dz <= 1 {
+        // One to four cells, written without branching on which: a copy that is not
+        // wanted goes to its cell's cursor without advancing it, a slot that a later entry
+        // of that cell or the sentinels after the cell overwrite (each cell is followed by
+        // PADDING >= 1 sentinel slots, written after the scatter).
+        let parts = EntryParts::new(aabb, index);
+        let cell = y0 * cells_z + z0;
+        let next_row = cell + dy * cells_z;
+        for (cell, code, advance) in [
+            (cell, 0, 1),
+            (cell + dz, 2, dz),
+            (next_row, 1, dy),
+            (next_row + dz, 3, dy & dz),
+        ] {
+            let cursor = &mut cursors[cell];
+            staging[*cursor] = parts.with_code(tag | code);
+            *cursor += advance;
+        }
         return;
     }
     for y in y0..=y1 {

@@ -34,10 +34,12 @@ pub(super) fn sweep(
         && arrays.code.len() == len
         && arrays.index.len() == len;
     assert!(lengths_agree && range.end <= arrays.swept && arrays.swept + PADDING <= len);
-    if !std::arch::is_x86_feature_detected!("avx2") {
+    if !(std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("popcnt"))
+    {
         return super::sweep_scalar::sweep(arrays, range, shift, out);
     }
-    // SAFETY: the CPU supports AVX2 (checked just above).
+    // SAFETY: the CPU supports AVX2 and POPCNT (checked just above).
     unsafe { sweep_avx2(arrays, range, shift, out) }
 }
 
@@ -47,7 +49,7 @@ pub(super) fn sweep(
 /// passed the x test, so they were real entries (sentinels have `min_x = +inf` and fail it), and
 /// every real entry is followed by at least [`PADDING`] more entries of its run or its
 /// sentinels, so the next block `j + 8 ..= j + 15` is in bounds too.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 fn sweep_avx2(arrays: &SweepArrays, range: Range<usize>, shift: u32, out: &mut Vec<(u32, u32)>) {
     let min_xs = arrays.min_x.as_ptr();
     let min_ys = arrays.min_y.as_ptr();
@@ -58,6 +60,10 @@ fn sweep_avx2(arrays: &SweepArrays, range: Range<usize>, shift: u32, out: &mut V
     let indices = arrays.index.as_ptr();
     let zero = _mm256_setzero_si256();
     let shift = _mm256_set1_epi32(shift as i32);
+    // The output's length and buffer in registers; written back at the end and before it
+    // grows.
+    let mut len = out.len();
+    let mut pairs = out.as_mut_ptr();
     for i in range {
         let max_x = _mm256_set1_ps(arrays.max_x[i]);
         let min_y = _mm256_set1_ps(arrays.min_y[i]);
@@ -66,7 +72,10 @@ fn sweep_avx2(arrays: &SweepArrays, range: Range<usize>, shift: u32, out: &mut V
         let max_z = _mm256_set1_ps(arrays.max_z[i]);
         let code = _mm256_set1_epi32(arrays.code[i] as i32);
         let index = _mm256_set1_epi32(arrays.index[i] as i32);
-        let mut j = i + 1;
+        // Opaque to the optimiser: otherwise it keeps a pointer per array advancing with
+        // `i`, seven more than there are registers, spilled and updated in memory for every
+        // entry (black_box took 100,000 `cube` boxes from 13.2-13.9 to 12.4 ms).
+        let mut j = std::hint::black_box(i + 1);
         loop {
             // SAFETY: `j + 8 <= len`, see the function's comment.
             let x_ok =
@@ -109,26 +118,30 @@ fn sweep_avx2(arrays: &SweepArrays, range: Range<usize>, shift: u32, out: &mut V
             let odd = _mm256_unpackhi_epi32(low, high);
             let first = _mm256_permute2x128_si256::<0x20>(even, odd);
             let second = _mm256_permute2x128_si256::<0x31>(even, odd);
-            if out.capacity() - out.len() < 8 {
+            if out.capacity() - len < 8 {
+                // SAFETY: the first `len` pairs are initialised (see the stores below).
+                unsafe { out.set_len(len) };
                 grow(out);
+                pairs = out.as_mut_ptr();
             }
-            let count = bits.count_ones() as usize;
             // SAFETY: the output has room for 8 more pairs (just ensured), a `(u32, u32)` is
             // two u32 at offsets 0 and 4 (asserted at compile time below), so the two
             // unaligned 32-byte stores write pairs `len .. len + 8` inside the allocation, and
             // the first `count` of them are initialised pairs when the length grows.
             unsafe {
-                let end = out.as_mut_ptr().add(out.len()).cast::<__m256i>();
+                let end = pairs.add(len).cast::<__m256i>();
                 _mm256_storeu_si256(end, first);
                 _mm256_storeu_si256(end.add(1), second);
-                out.set_len(out.len() + count);
             }
+            len += bits.count_ones() as usize;
             if x_bits != 0xff {
                 break;
             }
             j += 8;
         }
     }
+    // SAFETY: the first `len` pairs are initialised and within the capacity (see above).
+    unsafe { out.set_len(len) };
 }
 
 const _: () = assert!(
