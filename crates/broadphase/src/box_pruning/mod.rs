@@ -28,6 +28,7 @@ mod sort;
 #[cfg(target_arch = "x86_64")]
 mod sweep_avx2;
 mod sweep_scalar;
+mod transpose;
 
 use std::ops::Range;
 
@@ -308,10 +309,7 @@ impl SweepArrays {
     /// Copies `entries` into the arrays (resized to match). One sequential pass.
     fn transpose_from(&mut self, entries: &[Entry]) {
         self.set_len(entries.len());
-        let mut view = ArraysView::of(self);
-        for (position, entry) in entries.iter().enumerate() {
-            view.write(position, entry);
-        }
+        transpose::transpose(entries, &mut ArraysView::of(self), 0);
     }
 
     #[inline]
@@ -426,6 +424,23 @@ impl<'a> ArraysView<'a> {
                 index: index_high,
             },
         )
+    }
+
+    /// Positions in the view (every array has this many).
+    fn len(&self) -> usize {
+        [
+            self.min_x.len(),
+            self.max_x.len(),
+            self.min_y.len(),
+            self.max_y.len(),
+            self.min_z.len(),
+            self.max_z.len(),
+            self.code.len(),
+            self.index.len(),
+        ]
+        .into_iter()
+        .min()
+        .unwrap_or(0)
     }
 
     #[inline(always)]
