@@ -53,8 +53,8 @@ pub struct PruneArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Also time the technique ladder: std-sort AoS baseline, + radix sort, + SoA and
-    /// sentinels, + AVX2, + y/z grid, + threads for the sweep, + bucketing before sorting
-    /// so that every pass runs on the threads (above 20,000 boxes).
+    /// sentinels, + AVX2, + y/z grid, + bucketing before sorting each cell (from 20,000
+    /// boxes), + threads for every pass.
     #[arg(long)]
     techniques: bool,
     /// Output format.
@@ -192,14 +192,14 @@ fn techniques(args: &PruneArgs, boxes: &[Aabb], rows: &mut Vec<PruneRow>) -> any
         ),
         ("+ AVX2", false, false, false, 1),
         ("+ y/z grid", false, true, false, 1),
-        ("+ threads (sweep)", false, true, false, args.threads.max(2)),
         (
-            "+ bucket first, threaded passes",
+            "+ bucket first, cells radix sorted",
             false,
             true,
             true,
-            args.threads.max(2),
+            1,
         ),
+        ("+ threads (every pass)", false, true, true, args.threads.max(2)),
     ];
     let mut scratch = PruneScratch::new();
     let mut pairs = Vec::new();

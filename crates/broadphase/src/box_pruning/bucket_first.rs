@@ -1,6 +1,7 @@
-//! Steps 1 to 3 in the other order, for calls on several threads: the boxes are bucketed
-//! into the y/z grid first, then each cell is sorted on its own, so that every pass runs on
-//! the threads (the sort-first order threads only its sweep).
+//! Steps 1 to 3 in the other order, for many boxes: the boxes are bucketed into the y/z
+//! grid first, then each cell is radix sorted on its own, so that the input is read in order
+//! (the sort-first order reads it at random) and every pass runs on the threads (the
+//! sort-first order threads only its sweep).
 //!
 //! The arrays are the same as those of the sort-first order ([`super::sort`], then
 //! [`super::grid::gather`]): a cell's entries arrive in index order, and sorting them by
