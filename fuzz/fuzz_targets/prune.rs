@@ -86,11 +86,13 @@ fuzz_target!(|input: Input| {
     // The first result per grid setting: every kernel and thread count must repeat its order.
     let mut first: [Option<(Vec<(u32, u32)>, Vec<(u32, u32)>)>; 2] = [None, None];
     for threads in 1..=3 {
-        for force_scalar in [false, true] {
+        // AVX-512 (when the CPU has it), AVX2, scalar.
+        for (force_scalar, avx512) in [(false, true), (false, false), (true, false)] {
             for bucketing in [false, true] {
                 let mut options = PruneOptions::default();
                 options.threads = threads;
                 options.force_scalar = force_scalar;
+                options.avx512 = avx512;
                 options.bucketing = bucketing;
                 // The coherent sort starts from the previous call's order (same scratch).
                 options.coherent = threads == 2;

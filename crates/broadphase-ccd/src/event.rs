@@ -114,7 +114,11 @@ impl fmt::Display for Event {
                 self.a,
                 self.b,
                 ["x", "y", "z"][(self.b / 2) as usize % 3],
-                if self.b % 2 == 0 { "min" } else { "max" },
+                if self.b.is_multiple_of(2) {
+                    "min"
+                } else {
+                    "max"
+                },
                 self.time
             ),
         }

@@ -49,7 +49,7 @@ pub(crate) fn resolve_wall(world: &mut World, i: usize, wall: u32, t: f64) {
     let axis = (wall / 2) as usize;
     let mut p = world.position_at(i, t);
     // Snap onto the wall: the contact position is known exactly, which stops rounding drift.
-    p[axis] = if wall % 2 == 0 {
+    p[axis] = if wall.is_multiple_of(2) {
         world.motion[i].radius
     } else {
         world.size[axis] - world.motion[i].radius

@@ -132,7 +132,7 @@ pub fn run(config: &RunConfig, on_event: &mut dyn FnMut(&Event)) -> Result<RunRe
         sim.next_event();
         on_event(&event);
         index += 1;
-        if index % CAP_CHECK_INTERVAL == 0 {
+        if index.is_multiple_of(CAP_CHECK_INTERVAL) {
             if let Some(cap) = config.time_cap {
                 if start.elapsed() > cap {
                     completed = false;

@@ -156,7 +156,7 @@ fn no_overlap_and_energy_conserved_over_long_runs() {
         let mut worst_wall = 0.0f64;
         for _ in 0..20_000 {
             let e = sim.next_event().unwrap();
-            if sim.collisions() % 50 == 0 {
+            if sim.collisions().is_multiple_of(50) {
                 worst_overlap = worst_overlap.max(sim.world().max_relative_overlap_at(e.time));
                 worst_wall = worst_wall.max(sim.world().max_relative_wall_penetration_at(e.time));
             }

@@ -53,8 +53,8 @@ pub struct PruneArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Also time the technique ladder: std-sort AoS baseline, + radix sort, + SoA and
-    /// sentinels, + AVX2, + y/z grid, + bucketing before sorting each cell (from 20,000
-    /// boxes), + threads for every pass.
+    /// sentinels, + AVX2, + AVX-512, + y/z grid, + bucketing before sorting each cell (from
+    /// 20,000 boxes), + threads for every pass.
     #[arg(long)]
     techniques: bool,
     /// Output format.
@@ -181,31 +181,49 @@ fn techniques(args: &PruneArgs, boxes: &[Aabb], rows: &mut Vec<PruneRow>) -> any
         let timing = time(args.repeat, || Ok(baseline.run(boxes, radix)))?;
         rows.push(row(name.into(), &timing, n));
     }
-    // (name, force_scalar, bucketing, bucket_first, threads)
+    // (name, force_scalar, avx512, bucketing, bucket_first, threads)
     let ladder = [
         (
             "+ SoA, sentinels, branchless (scalar)",
             true,
             false,
             false,
+            false,
             1,
         ),
-        ("+ AVX2", false, false, false, 1),
-        ("+ y/z grid", false, true, false, 1),
+        ("+ AVX2", false, false, false, false, 1),
+        (
+            "+ AVX-512 (if the CPU has it)",
+            false,
+            true,
+            false,
+            false,
+            1,
+        ),
+        ("+ y/z grid", false, true, true, false, 1),
         (
             "+ bucket first, cells radix sorted",
             false,
             true,
             true,
+            true,
             1,
         ),
-        ("+ threads (every pass)", false, true, true, args.threads.max(2)),
+        (
+            "+ threads (every pass)",
+            false,
+            true,
+            true,
+            true,
+            args.threads.max(2),
+        ),
     ];
     let mut scratch = PruneScratch::new();
     let mut pairs = Vec::new();
-    for (name, force_scalar, bucketing, bucket_first, threads) in ladder {
+    for (name, force_scalar, avx512, bucketing, bucket_first, threads) in ladder {
         let mut options = PruneOptions::default();
         options.force_scalar = force_scalar;
+        options.avx512 = avx512;
         options.bucketing = bucketing;
         options.bucket_first = bucket_first;
         options.threads = threads;

@@ -26,8 +26,8 @@ fn prune_json_reports_every_method_with_the_same_pairs() {
         assert_eq!(report["objects"], 1500);
         assert_eq!(report["workload"], workload);
         let rows = report["rows"].as_array().unwrap();
-        // complete_pairs, brute force, parry3d, then seven technique rows.
-        assert_eq!(rows.len(), 10);
+        // complete_pairs, brute force, parry3d, then eight technique rows.
+        assert_eq!(rows.len(), 11);
         let pairs = rows[0]["pairs"].as_u64().unwrap();
         assert!(pairs > 0);
         for row in rows {

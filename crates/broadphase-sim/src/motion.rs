@@ -220,7 +220,7 @@ impl World {
             self.rebuild_moving();
         }
         let interval = u64::from(self.scene.redraw_interval);
-        if interval > 0 && self.steps_done % interval == 0 {
+        if interval > 0 && self.steps_done.is_multiple_of(interval) {
             self.draw_velocities(false);
         }
         let dt = self.scene.time_step;

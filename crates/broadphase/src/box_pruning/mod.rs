@@ -27,6 +27,8 @@ mod parallel;
 mod sort;
 #[cfg(target_arch = "x86_64")]
 mod sweep_avx2;
+#[cfg(target_arch = "x86_64")]
+mod sweep_avx512;
 mod sweep_scalar;
 mod transpose;
 
@@ -53,6 +55,9 @@ pub struct PruneOptions {
     /// Use the scalar sweep even when the CPU has AVX2 (same output, for testing and
     /// measuring).
     pub force_scalar: bool,
+    /// Use the AVX-512 sweep (sixteen candidates per step) when the CPU has it; otherwise
+    /// the AVX2 one (eight). On by default; same output either way.
+    pub avx512: bool,
     /// Allow the coarse y/z grid that cuts false candidates in dense scenes (chosen
     /// automatically when allowed; same output either way).
     pub bucketing: bool,
@@ -74,6 +79,7 @@ impl Default for PruneOptions {
         Self {
             threads: 1,
             force_scalar: false,
+            avx512: true,
             bucketing: true,
             coherent: false,
             bucket_first: true,
@@ -279,8 +285,8 @@ const _: () = assert!(
         && size_of::<Entry>() == 32
 );
 
-/// Sentinels after each cell: one AVX2 vector of candidates.
-pub(crate) const PADDING: usize = 8;
+/// Sentinels after each cell: one AVX-512 vector of candidates.
+pub(crate) const PADDING: usize = 16;
 
 impl SweepArrays {
     /// Resizes every array to `len` entries without clearing the ones kept: callers write
@@ -462,15 +468,22 @@ pub(crate) enum Kernel {
     Scalar,
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
 }
 
 impl Kernel {
-    fn select(force_scalar: bool) -> Self {
+    fn select(options: &PruneOptions) -> Self {
         #[cfg(target_arch = "x86_64")]
-        if !force_scalar && std::arch::is_x86_feature_detected!("avx2") {
-            return Kernel::Avx2;
+        if !options.force_scalar {
+            if options.avx512 && sweep_avx512::available() {
+                return Kernel::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Kernel::Avx2;
+            }
         }
-        let _ = force_scalar;
+        let _ = options;
         Kernel::Scalar
     }
 
@@ -488,6 +501,8 @@ impl Kernel {
             Kernel::Scalar => sweep_scalar::sweep(arrays, range, shift, out),
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => sweep_avx2::sweep(arrays, range, shift, out),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => sweep_avx512::sweep(arrays, range, shift, out),
         }
     }
 }
@@ -594,7 +609,7 @@ fn run_sweep(
     shift: u32,
     out: &mut Vec<(u32, u32)>,
 ) {
-    let kernel = Kernel::select(options.force_scalar);
+    let kernel = Kernel::select(options);
     #[cfg(feature = "parallel")]
     if options.threads > 1 {
         scratch

@@ -87,11 +87,13 @@ fn brute_bipartite(a: &[Aabb], b: &[Aabb]) -> Vec<(u32, u32)> {
 fn all_options() -> Vec<PruneOptions> {
     let mut all = Vec::new();
     for bucketing in [false, true] {
-        for force_scalar in [false, true] {
+        // AVX-512 (when the CPU has it), AVX2, scalar.
+        for (force_scalar, avx512) in [(false, true), (false, false), (true, false)] {
             for threads in 1..=4 {
                 all.push(PruneOptions {
                     threads,
                     force_scalar,
+                    avx512,
                     bucketing,
                     // Calls run in sequence on one scratch: the coherent path sees the same
                     // boxes again.
