@@ -120,25 +120,38 @@ impl Bounds {
     };
 
     pub(super) fn of(boxes: &[Aabb]) -> Bounds {
+        // Two accumulators, even and odd boxes: each sum and extreme is a chain of
+        // dependent additions or compares, and two chains run at twice the rate of one.
+        let (mut even, mut odd) = (Bounds::EMPTY, Bounds::EMPTY);
+        let pairs = boxes.chunks_exact(2);
+        let rest = pairs.remainder();
+        for pair in pairs {
+            even.add(&pair[0]);
+            odd.add(&pair[1]);
+        }
+        for aabb in rest {
+            even.add(aabb);
+        }
+        even.merge(odd)
+    }
+
+    #[inline(always)]
+    fn add(&mut self, aabb: &Aabb) {
         // Boxes hold no NaN, so a plain compare does: `f32::min` and `max` pay for NaN
         // handling (three instructions each rather than one; this pass took 9% of a
         // 10,000-box call with them).
         let lower = |a: f32, b: f32| if b < a { b } else { a };
         let higher = |a: f32, b: f32| if b > a { b } else { a };
-        let mut bounds = Bounds::EMPTY;
-        for aabb in boxes {
-            let (min, max) = (aabb.min(), aabb.max());
-            bounds.low_x = lower(bounds.low_x, min.x);
-            bounds.high_x = higher(bounds.high_x, max.x);
-            bounds.extent_x += max.x as f64 - min.x as f64;
-            bounds.low_y = lower(bounds.low_y, min.y);
-            bounds.high_y = higher(bounds.high_y, max.y);
-            bounds.low_z = lower(bounds.low_z, min.z);
-            bounds.high_z = higher(bounds.high_z, max.z);
-            bounds.extent_y += max.y as f64 - min.y as f64;
-            bounds.extent_z += max.z as f64 - min.z as f64;
-        }
-        bounds
+        let (min, max) = (aabb.min(), aabb.max());
+        self.low_x = lower(self.low_x, min.x);
+        self.high_x = higher(self.high_x, max.x);
+        self.extent_x += max.x as f64 - min.x as f64;
+        self.low_y = lower(self.low_y, min.y);
+        self.high_y = higher(self.high_y, max.y);
+        self.low_z = lower(self.low_z, min.z);
+        self.high_z = higher(self.high_z, max.z);
+        self.extent_y += max.y as f64 - min.y as f64;
+        self.extent_z += max.z as f64 - min.z as f64;
     }
 
     pub(super) fn merge(self, other: Bounds) -> Bounds {
