@@ -46,7 +46,8 @@ pub struct PruneArgs {
     /// Threads of `complete_pairs` (1 = the calling thread only).
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Timed runs of each method, after one untimed warm-up run (brute force: at most 5).
+    /// Timed runs of each method, after one untimed warm-up run (brute force: at most 5;
+    /// methods whose warm-up run takes more than 2 s: at most 3).
     #[arg(long, default_value_t = 20)]
     repeat: usize,
     /// Random seed of the workload.
@@ -248,8 +249,17 @@ struct Timing {
 }
 
 /// One untimed warm-up call, then `repeat` timed calls of `f`, which returns its pair count.
+/// Runs `f` once untimed, then `repeat` timed times, or at most [`SLOW_REPEAT`] when the
+/// untimed run took more than [`SLOW_SECONDS`] (the ladder's first rungs at a million boxes
+/// take tens of seconds a run).
 fn time(repeat: usize, mut f: impl FnMut() -> anyhow::Result<usize>) -> anyhow::Result<Timing> {
+    let warm_up = Instant::now();
     let mut pairs = f()?;
+    let repeat = if warm_up.elapsed().as_secs_f64() > SLOW_SECONDS {
+        repeat.min(SLOW_REPEAT)
+    } else {
+        repeat
+    };
     let mut millis = Vec::with_capacity(repeat);
     for _ in 0..repeat {
         let start = Instant::now();
@@ -258,6 +268,11 @@ fn time(repeat: usize, mut f: impl FnMut() -> anyhow::Result<usize>) -> anyhow::
     }
     Ok(Timing { millis, pairs })
 }
+
+/// A method whose untimed run takes longer than this many seconds is timed at most
+/// [`SLOW_REPEAT`] times.
+const SLOW_SECONDS: f64 = 2.0;
+const SLOW_REPEAT: usize = 3;
 
 fn row(method: String, timing: &Timing, n: usize) -> PruneRow {
     let mut millis = timing.millis.clone();
