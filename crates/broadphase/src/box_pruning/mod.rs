@@ -323,6 +323,25 @@ impl SweepArrays {
         ArraysView::of(self).write(position, &Entry::new(aabb, code, index));
     }
 
+    /// Asserts what the unchecked vector sweeps rely on: every array as long as `min_x`,
+    /// `range` within the swept positions, and [`PADDING`] positions after the last one.
+    #[inline]
+    pub(crate) fn assert_sweepable(&self, range: &Range<usize>) {
+        let len = self.min_x.len();
+        let lengths_agree = [
+            &self.max_x,
+            &self.min_y,
+            &self.max_y,
+            &self.min_z,
+            &self.max_z,
+        ]
+        .iter()
+        .all(|array| array.len() == len)
+            && self.code.len() == len
+            && self.index.len() == len;
+        assert!(lengths_agree && range.end <= self.swept && self.swept + PADDING <= len);
+    }
+
     fn memory_bytes(&self) -> usize {
         (self.min_x.capacity()
             + self.max_x.capacity()

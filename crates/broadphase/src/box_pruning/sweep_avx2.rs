@@ -13,6 +13,9 @@ use std::ops::Range;
 
 use super::{SweepArrays, PADDING};
 
+/// The loads below read eight entries past a swept position.
+const _: () = assert!(PADDING >= 8);
+
 /// Appends `(low, high - shift)` for every reported pair whose first entry is in `range`;
 /// falls back to the scalar sweep when the CPU lacks AVX2. O(range + candidates / 8 + pairs).
 pub(super) fn sweep(
@@ -21,19 +24,7 @@ pub(super) fn sweep(
     shift: u32,
     out: &mut Vec<(u32, u32)>,
 ) {
-    let len = arrays.min_x.len();
-    let lengths_agree = [
-        &arrays.max_x,
-        &arrays.min_y,
-        &arrays.max_y,
-        &arrays.min_z,
-        &arrays.max_z,
-    ]
-    .iter()
-    .all(|array| array.len() == len)
-        && arrays.code.len() == len
-        && arrays.index.len() == len;
-    assert!(lengths_agree && range.end <= arrays.swept && arrays.swept + PADDING <= len);
+    arrays.assert_sweepable(&range);
     if !(std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("popcnt"))
     {

@@ -30,19 +30,7 @@ pub(super) fn sweep(
     shift: u32,
     out: &mut Vec<(u32, u32)>,
 ) {
-    let len = arrays.min_x.len();
-    let lengths_agree = [
-        &arrays.max_x,
-        &arrays.min_y,
-        &arrays.max_y,
-        &arrays.min_z,
-        &arrays.max_z,
-    ]
-    .iter()
-    .all(|array| array.len() == len)
-        && arrays.code.len() == len
-        && arrays.index.len() == len;
-    assert!(lengths_agree && range.end <= arrays.swept && arrays.swept + PADDING <= len);
+    arrays.assert_sweepable(&range);
     if !available() {
         return super::sweep_avx2::sweep(arrays, range, shift, out);
     }
