@@ -5,11 +5,12 @@
 //!
 //! The arrays are the same as those of the sort-first order ([`super::sort`], then
 //! [`super::grid::gather`]): a cell's entries arrive in index order, and sorting them by
-//! `(min x key, position in the cell)` is the global sort's `(min x key, index)` order
+//! `(min x key, offset of the row entry)` is the global sort's `(min x key, index)` order
 //! restricted to the cell. The boxes are read in input order. Bucketing directly into
 //! thousands of cells would write to thousands of places at random (a cache and TLB miss per
-//! box), so it takes two passes: rows of cells (y), then the cells of one row (z), whose few
-//! hundred kilobytes stay in cache through the second pass and the row's sorts.
+//! box), so it takes two passes: rows of cells (y), as whole entries, then the cells of one
+//! row (z), as sort keys only; a row's entries (a megabyte or so) stay in cache while its
+//! cells are sorted and written out.
 //!
 //! Every pass runs on fixed chunks of the input ([`super::grid::CHUNK`] boxes) or on groups
 //! of rows; chunk results are merged in chunk order, so the output does not depend on the
@@ -211,6 +212,10 @@ fn bucket_in<const N: usize>(
             region += count;
         }
     }
+    // Pass 2 addresses row entries with u32 offsets (the sort keys' low half).
+    if region > u32::MAX as usize {
+        return false;
+    }
     let (rows, cells_z) = (grid.cells_y as usize, grid.cells_z as usize);
     let row_output = &mut bucket.row_output;
     row_output.clear();
@@ -340,7 +345,6 @@ const GROUPS_PER_THREAD: usize = 4;
 /// cursors.
 #[derive(Debug, Default, Clone)]
 struct RowBuffer {
-    staging: Vec<Entry>,
     keys: Vec<u64>,
     keys_tmp: Vec<u64>,
     /// The row's cells sorted, before the transpose to the arrays.
@@ -350,7 +354,7 @@ struct RowBuffer {
 
 impl RowBuffer {
     fn memory_bytes(&self) -> usize {
-        (self.staging.capacity() + self.sorted.capacity()) * std::mem::size_of::<Entry>()
+        self.sorted.capacity() * std::mem::size_of::<Entry>()
             + (self.keys.capacity() + self.keys_tmp.capacity() + self.cell_ends.capacity()) * 8
     }
 }
@@ -408,7 +412,6 @@ impl RowWork<'_> {
         }
         let cells_z = self.grid.cells_z as usize;
         let RowBuffer {
-            staging,
             keys,
             keys_tmp,
             sorted,
@@ -451,65 +454,66 @@ impl RowWork<'_> {
                 position, span,
                 "row {row}: cell counts disagree with the layout"
             );
-            staging.resize(span, Entry::SENTINEL);
+            // Each copy is bucketed as its sort key only, `(min x key) << 32 | offset` of
+            // its row entry: offsets grow with the chunk order, as positions in the cell
+            // would, and the entries are read once more, in sorted order, when the cell is
+            // written out (a z copy is told by its cell: not the box's first).
             keys.resize(span, 0);
             keys_tmp.resize(span, 0);
-            for entry in segments.flatten() {
-                let (z0, z1) = z_range_of(entry.code);
-                let code = entry.code & CODE_BITS;
-                if z1 - z0 <= 1 {
-                    // Both copies written, the second first (see `grid::place`).
-                    let cursor = &mut cell_ends[z1];
-                    staging[*cursor] = Entry {
-                        code: code | 2,
-                        ..*entry
-                    };
-                    *cursor += z1 - z0;
-                    let cursor = &mut cell_ends[z0];
-                    staging[*cursor] = Entry { code, ..*entry };
-                    *cursor += 1;
-                    continue;
-                }
-                for (along, cursor) in cell_ends[z0..=z1].iter_mut().enumerate() {
-                    staging[*cursor] = Entry {
-                        code: code | ((along != 0) as u32) << 1,
-                        ..*entry
-                    };
-                    *cursor += 1;
+            for state in self.chunks {
+                let start = state.region + state.row_start[row];
+                let end = state.region + state.row_end[row];
+                for (offset, entry) in (start..end).zip(&self.row_entries[start..end]) {
+                    let (z0, z1) = z_range_of(entry.code);
+                    let key = ((sortable_key(entry.min_x) as u64) << 32) | offset as u64;
+                    if z1 - z0 <= 1 {
+                        // Both copies written, the second first (see `grid::place`).
+                        let cursor = &mut cell_ends[z1];
+                        keys[*cursor] = key;
+                        *cursor += z1 - z0;
+                        let cursor = &mut cell_ends[z0];
+                        keys[*cursor] = key;
+                        *cursor += 1;
+                        continue;
+                    }
+                    for cursor in &mut cell_ends[z0..=z1] {
+                        keys[*cursor] = key;
+                        *cursor += 1;
+                    }
                 }
             }
-            sort_cells(staging, keys, keys_tmp, sorted, cell_ends);
+            sort_cells(self.row_entries, keys, keys_tmp, sorted, cell_ends);
             transpose(sorted, &mut arrays, output - self.base);
         }
     }
 }
 
-/// Sorts the cells bucketed into `staging`, whose runs end at `ends` (the first starting at
-/// 0, each later one [`PADDING`] after the previous end), and writes them, sorted on min x
-/// and followed by their sentinels, to `sorted` (resized to match `staging`); `keys` and
-/// `keys_tmp` (as long as `staging`) are scratch.
+/// Sorts the cells whose keys are bucketed into `keys` (runs ending at `ends`, the first
+/// starting at 0, each later one [`PADDING`] after the previous end) and writes their
+/// entries, read from `row_entries` by the keys' offsets, sorted on min x and followed by
+/// their sentinels, to `sorted` (resized to match `keys`); `keys_tmp` (as long) is scratch.
 fn sort_cells(
-    staging: &[Entry],
+    row_entries: &[Entry],
     keys: &mut [u64],
     keys_tmp: &mut [u64],
     sorted: &mut Vec<Entry>,
     ends: &[usize],
 ) {
     // Every position is written (entries, then sentinels): no clearing pass.
-    sorted.resize(staging.len(), Entry::SENTINEL);
+    sorted.resize(keys.len(), Entry::SENTINEL);
     let mut start = 0;
-    for &end in ends {
-        let entries = &staging[start..end];
+    for (z, &end) in ends.iter().enumerate() {
         let cell_keys = &mut keys[start..end];
-        for (position, (key, entry)) in cell_keys.iter_mut().zip(entries).enumerate() {
-            *key = ((sortable_key(entry.min_x) as u64) << 32) | position as u64;
-        }
-        // Stable on the key, from position order: the (key, position) order. A radix sort,
-        // as cells hold hundreds to thousands of entries (1,000,000 `sparse` boxes on 2
-        // threads: the comparison sort took 15% of the call).
+        // Stable on the key, from offset order: the (key, offset) order, which is the
+        // sort-first order's (key, index) within the cell. A radix sort, as cells hold
+        // hundreds to thousands of entries (1,000,000 `sparse` boxes on 2 threads: the
+        // comparison sort took 15% of the call).
         radix_sort_key_slice(cell_keys, &mut keys_tmp[start..end]);
         for (slot, &key) in sorted[start..end].iter_mut().zip(cell_keys.iter()) {
-            *slot = entries[key as u32 as usize];
+            let entry = &row_entries[key as u32 as usize];
+            let (z0, _) = z_range_of(entry.code);
+            let code = (entry.code & CODE_BITS) | ((z != z0) as u32) << 1;
+            *slot = Entry { code, ..*entry };
         }
         sorted[end..end + PADDING].fill(Entry::SENTINEL);
         start = end + PADDING;
