@@ -182,58 +182,37 @@ fn techniques(args: &PruneArgs, boxes: &[Aabb], rows: &mut Vec<PruneRow>) -> any
         let timing = time(args.repeat, || Ok(baseline.run(boxes, radix)))?;
         rows.push(row(name.into(), &timing, n));
     }
-    // (name, force_scalar, avx512, bucketing, bucket_first, threads)
-    let ladder = [
-        (
-            "+ SoA, sentinels, branchless (scalar)",
-            true,
-            false,
-            false,
-            false,
-            1,
-        ),
-        ("+ AVX2", false, false, false, false, 1),
-        (
-            "+ AVX-512 (if the CPU has it)",
-            false,
-            true,
-            false,
-            false,
-            1,
-        ),
-        ("+ y/z grid", false, true, true, false, 1),
-        (
-            "+ bucket first, cells radix sorted",
-            false,
-            true,
-            true,
-            true,
-            1,
-        ),
-        (
-            "+ threads (every pass)",
-            false,
-            true,
-            true,
-            true,
-            args.threads.max(2),
-        ),
+    // Each rung adds one technique to the options of the rung before.
+    let threads = args.threads.max(2);
+    let ladder: [(&str, &AddTechnique<'_>); 6] = [
+        ("+ SoA, sentinels, branchless (scalar)", &|_| {}),
+        ("+ AVX2", &|options| options.force_scalar = false),
+        ("+ AVX-512 (if the CPU has it)", &|options| {
+            options.avx512 = true
+        }),
+        ("+ y/z grid", &|options| options.bucketing = true),
+        ("+ bucket first, cells radix sorted", &|options| {
+            options.bucket_first = true
+        }),
+        ("+ threads (every pass)", &|options| {
+            options.threads = threads
+        }),
     ];
+    let mut options = PruneOptions::default();
+    options.force_scalar = true;
+    options.avx512 = false;
+    options.bucketing = false;
+    options.bucket_first = false;
     let mut scratch = PruneScratch::new();
     let mut pairs = Vec::new();
-    for (name, force_scalar, avx512, bucketing, bucket_first, threads) in ladder {
-        let mut options = PruneOptions::default();
-        options.force_scalar = force_scalar;
-        options.avx512 = avx512;
-        options.bucketing = bucketing;
-        options.bucket_first = bucket_first;
-        options.threads = threads;
+    for (name, add) in ladder {
+        add(&mut options);
         let timing = time(args.repeat, || {
             complete_pairs_with(boxes, &options, &mut scratch, &mut pairs)?;
             Ok(pairs.len())
         })?;
-        let name = if threads > 1 {
-            format!("{name} ({threads})")
+        let name = if options.threads > 1 {
+            format!("{name} ({})", options.threads)
         } else {
             name.to_string()
         };
@@ -249,13 +228,25 @@ struct Timing {
 }
 
 /// One untimed warm-up call, then `repeat` timed calls of `f`, which returns its pair count.
+/// One rung of the technique ladder: the change to the previous rung's options.
+type AddTechnique<'a> = dyn Fn(&mut PruneOptions) + 'a;
+
 /// Runs `f` once untimed, then `repeat` timed times, or at most [`SLOW_REPEAT`] when the
 /// untimed run took more than [`SLOW_SECONDS`] (the ladder's first rungs at a million boxes
 /// take tens of seconds a run).
-fn time(repeat: usize, mut f: impl FnMut() -> anyhow::Result<usize>) -> anyhow::Result<Timing> {
+fn time(repeat: usize, f: impl FnMut() -> anyhow::Result<usize>) -> anyhow::Result<Timing> {
+    time_capped(repeat, SLOW_SECONDS, f)
+}
+
+/// [`time`] with the slow threshold as a parameter.
+fn time_capped(
+    repeat: usize,
+    slow_seconds: f64,
+    mut f: impl FnMut() -> anyhow::Result<usize>,
+) -> anyhow::Result<Timing> {
     let warm_up = Instant::now();
     let mut pairs = f()?;
-    let repeat = if warm_up.elapsed().as_secs_f64() > SLOW_SECONDS {
+    let repeat = if warm_up.elapsed().as_secs_f64() > slow_seconds {
         repeat.min(SLOW_REPEAT)
     } else {
         repeat
@@ -490,6 +481,20 @@ mod tests {
             generate(Workload::Cube, 100, 9),
             generate(Workload::Cube, 100, 9)
         );
+    }
+
+    /// A method slower than the threshold in its untimed run is timed at most
+    /// `SLOW_REPEAT` times; a fast one as often as asked.
+    #[test]
+    fn slow_methods_are_timed_fewer_times() {
+        let slow = time_capped(10, 0.001, || {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            Ok(1)
+        })
+        .unwrap();
+        assert_eq!(slow.millis.len(), SLOW_REPEAT);
+        let fast = time_capped(10, 60.0, || Ok(1)).unwrap();
+        assert_eq!(fast.millis.len(), 10);
     }
 
     #[test]

@@ -421,14 +421,14 @@ impl RowWork<'_> {
         for row in self.first_row..self.first_row + self.rows {
             let output = self.row_output[row];
             let span = self.row_output[row + 1] - output;
-            let segments = self.chunks.iter().map(|state| {
-                &self.row_entries
-                    [state.region + state.row_start[row]..state.region + state.row_end[row]]
+            // The row's entries: one range of `row_entries` per chunk, in chunk order.
+            let ranges = self.chunks.iter().map(|state| {
+                state.region + state.row_start[row]..state.region + state.row_end[row]
             });
             // Count per cell, then lay the cells out as in the output.
             cell_ends.clear();
             cell_ends.resize(cells_z, 0);
-            for entry in segments.clone().flatten() {
+            for entry in ranges.clone().flat_map(|range| &self.row_entries[range]) {
                 let (z0, z1) = z_range_of(entry.code);
                 if z1 - z0 <= 1 {
                     // One or two cells, counted without branching on which (see
@@ -460,10 +460,8 @@ impl RowWork<'_> {
             // written out (a z copy is told by its cell: not the box's first).
             keys.resize(span, 0);
             keys_tmp.resize(span, 0);
-            for state in self.chunks {
-                let start = state.region + state.row_start[row];
-                let end = state.region + state.row_end[row];
-                for (offset, entry) in (start..end).zip(&self.row_entries[start..end]) {
+            for range in ranges {
+                for (offset, entry) in range.clone().zip(&self.row_entries[range]) {
                     let (z0, z1) = z_range_of(entry.code);
                     let key = ((sortable_key(entry.min_x) as u64) << 32) | offset as u64;
                     if z1 - z0 <= 1 {

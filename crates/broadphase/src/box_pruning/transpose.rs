@@ -99,3 +99,53 @@ unsafe fn transpose_avx2(entries: &[Entry], arrays: &mut ArraysView<'_>, offset:
     }
     8 * blocks
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::box_pruning::SweepArrays;
+
+    /// The vector transpose writes what the one-at-a-time copy writes, for lengths around
+    /// the block of eight and at an offset, and leaves the positions around untouched.
+    #[test]
+    fn transpose_matches_the_scalar_copy() {
+        let mut state = 3u32;
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            state
+        };
+        for len in [0usize, 1, 7, 8, 9, 15, 16, 17, 40] {
+            let entries: Vec<Entry> = (0..len)
+                .map(|_| Entry {
+                    min_x: next() as f32,
+                    max_x: next() as f32,
+                    min_y: next() as f32,
+                    max_y: next() as f32,
+                    min_z: next() as f32,
+                    max_z: next() as f32,
+                    code: next(),
+                    index: next(),
+                })
+                .collect();
+            let offset = 3;
+            let (mut vector, mut scalar) = (SweepArrays::default(), SweepArrays::default());
+            for arrays in [&mut vector, &mut scalar] {
+                arrays.set_len(offset + len + 5);
+            }
+            transpose(&entries, &mut ArraysView::of(&mut vector), offset);
+            transpose_scalar(&entries, &mut ArraysView::of(&mut scalar), offset);
+            assert_eq!(vector.min_x, scalar.min_x, "{len}");
+            assert_eq!(vector.max_x, scalar.max_x, "{len}");
+            assert_eq!(vector.min_y, scalar.min_y, "{len}");
+            assert_eq!(vector.max_y, scalar.max_y, "{len}");
+            assert_eq!(vector.min_z, scalar.min_z, "{len}");
+            assert_eq!(vector.max_z, scalar.max_z, "{len}");
+            assert_eq!(vector.code, scalar.code, "{len}");
+            assert_eq!(vector.index, scalar.index, "{len}");
+            assert_eq!(
+                scalar.index[offset..offset + len],
+                entries.iter().map(|e| e.index).collect::<Vec<_>>()[..]
+            );
+        }
+    }
+}
