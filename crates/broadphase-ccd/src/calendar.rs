@@ -23,13 +23,13 @@
 //! Cost per event: O(1) expected queue updates plus O(neighbours) time-of-impact tests;
 //! memory O(n).
 
-use crate::cell_grid::CellGrid;
+use crate::approach_filter::{approaching, avx2_available, Candidates, FILTER_SLACK};
+use crate::cell_grid::{CellGrid, GATHER_SLACK};
 use crate::event::{
     decode_tie, earlier, tie_key, Event, EventKind, RANK_COLLISION, RANK_CROSSING, RANK_WALL,
 };
 use crate::event_queue::EventQueue;
 use crate::time_of_impact::{collision_key, impact_time_before, wall_event};
-use crate::vector::{dot, mul_add, sub, Vec3};
 use crate::world::World;
 
 /// A body's prediction state.
@@ -76,42 +76,31 @@ pub(crate) struct Calendar {
     /// The latest motion-state time of any body (the latest event time): a body whose state
     /// is at this time needs no advancing in the approach filter.
     latest: f64,
-    /// Scratch: the neighbours of the body being predicted, in its first entries; as long as
-    /// the number of bodies (see [`CellGrid::gather`]).
+    /// Scratch: the neighbours of the body being predicted, in its first entries; longer than
+    /// the number of bodies by the slack the gather and the filter write past them.
     neighbours: Vec<u32>,
-    /// Scratch: the neighbours approaching the body being predicted, in its first `count`
-    /// entries. As long as the number of bodies, so that the filter can write every
-    /// neighbour unconditionally and advance the count without a branch.
-    candidates: Vec<Candidate>,
-}
-
-/// A neighbour approaching the body being predicted, with the coefficients of their
-/// time-of-impact quadratic as `motion_pair_time_before` computes them (so the time is
-/// bit-identical to every other method's) and the time `t0` they are taken at.
-#[derive(Debug, Clone, Copy, Default)]
-struct Candidate {
-    t0: f64,
-    /// `dp·dv`, negative (approaching).
-    b: f64,
-    /// `|dp|^2 - s^2`.
-    c: f64,
-    /// `|dv|^2`.
-    a: f64,
-    body: u32,
+    /// Scratch: the neighbours approaching the body being predicted, in their first `count`
+    /// entries.
+    candidates: Candidates,
+    /// Whether the approach filter runs on AVX2 (detected at run time).
+    avx2: bool,
 }
 
 impl Calendar {
-    pub(crate) fn new(world: &World, now: f64) -> Self {
+    /// The calendar of `world` at time `now`; `simd` allows the AVX2 kernels where the CPU
+    /// has them (the scalar ones give bit-identical results).
+    pub(crate) fn new(world: &World, now: f64, simd: bool) -> Self {
         let n = world.len();
         let mut calendar = Calendar {
-            grid: CellGrid::new(world, now),
+            grid: CellGrid::new(world, now, simd),
             queue: EventQueue::new(n),
             state: vec![BodyState::default(); n],
             crossings: 0,
             stale: 0,
             latest: world.motion.iter().fold(now, |t, m| t.max(m.time)),
-            neighbours: vec![0; n],
-            candidates: vec![Candidate::default(); n],
+            neighbours: vec![0; n + GATHER_SLACK.max(FILTER_SLACK)],
+            candidates: Candidates::new(n),
+            avx2: simd && avx2_available(),
         };
         for i in 0..n {
             calendar.predict(world, i);
@@ -155,15 +144,6 @@ impl Calendar {
     /// approach it (the only ones that can collide with it), with their time-of-impact
     /// coefficients, and returns their number: all neighbours, or with `Some((axis, up))`
     /// those of the cell layer its step along `axis` brought into reach.
-    ///
-    /// The filter is branch free (every neighbour is written, the count advances by the
-    /// test), so the coin-flip approach test costs no branch mispredictions. The arithmetic
-    /// is that of `motion_pair_time_before` for the pair in either order (swapping the pair
-    /// negates `dp` and `dv` exactly, which leaves every dot product unchanged; taking a
-    /// state already at `t0` as `p + 0 v` only changes the sign of a zero, which `< 0`
-    /// and the quadratic ignore), so the times are bit-identical. When `i`'s state is at
-    /// the latest time of all, `t0` is always `i`'s time and its position needs no
-    /// advancing: the common case right after an event, worth its own loop.
     #[inline]
     fn approaching_neighbours(
         &mut self,
@@ -171,71 +151,23 @@ impl Calendar {
         i: usize,
         entering: Option<(usize, bool)>,
     ) -> usize {
-        if world.dim == 2 {
-            self.approaching_neighbours_in::<2>(world, i, entering)
-        } else {
-            self.approaching_neighbours_in::<3>(world, i, entering)
-        }
-    }
-
-    /// [`Calendar::approaching_neighbours`] in `D` dimensions: in 2D the `z` components are
-    /// all zero, and leaving out their zero terms changes no sum but the sign of a zero.
-    #[inline(always)]
-    fn approaching_neighbours_in<const D: usize>(
-        &mut self,
-        world: &World,
-        i: usize,
-        entering: Option<(usize, bool)>,
-    ) -> usize {
-        let mi = &world.motion[i];
         let found = self.grid.gather(i, entering, &mut self.neighbours);
         // Touch every neighbour's motion record first: independent loads, so their cache
-        // misses overlap instead of being spread over the arithmetic below.
+        // misses overlap instead of being spread over the arithmetic.
         let mut touched = 0.0;
         for &j in &self.neighbours[..found] {
             touched += world.motion[j as usize].velocity[0];
         }
         std::hint::black_box(touched);
-        let candidates = &mut self.candidates[..];
-        let mut count = 0;
-        if mi.time == self.latest {
-            let (pi, ti, vi, ri) = (mi.position, mi.time, mi.velocity, mi.radius);
-            for &j in &self.neighbours[..found] {
-                let mj = &world.motion[j as usize];
-                let dp = sub_in::<D>(mul_add_in::<D>(mj.position, ti - mj.time, mj.velocity), pi);
-                let dv = sub_in::<D>(mj.velocity, vi);
-                let b = dot_in::<D>(dp, dv);
-                let s = ri + mj.radius;
-                candidates[count] = Candidate {
-                    t0: ti,
-                    b,
-                    c: dot_in::<D>(dp, dp) - s * s,
-                    a: dot_in::<D>(dv, dv),
-                    body: j,
-                };
-                count += usize::from(b < 0.0);
-            }
-        } else {
-            for &j in &self.neighbours[..found] {
-                let mj = &world.motion[j as usize];
-                let t0 = mi.time.max(mj.time);
-                let pi = mul_add_in::<D>(mi.position, t0 - mi.time, mi.velocity);
-                let pj = mul_add_in::<D>(mj.position, t0 - mj.time, mj.velocity);
-                let dp = sub_in::<D>(pj, pi);
-                let dv = sub_in::<D>(mj.velocity, mi.velocity);
-                let b = dot_in::<D>(dp, dv);
-                let s = mi.radius + mj.radius;
-                candidates[count] = Candidate {
-                    t0,
-                    b,
-                    c: dot_in::<D>(dp, dp) - s * s,
-                    a: dot_in::<D>(dv, dv),
-                    body: j,
-                };
-                count += usize::from(b < 0.0);
-            }
-        }
-        count
+        approaching(
+            world,
+            i,
+            self.latest,
+            &mut self.neighbours,
+            found,
+            &mut self.candidates,
+            self.avx2,
+        )
     }
 
     /// Stores as body `i`'s non-crossing event the earliest of `(rest_time, rest_key)` (with
@@ -250,16 +182,17 @@ impl Calendar {
         mut rest_key: u64,
         mut rest_partner_counter: u32,
     ) {
-        for candidate in &self.candidates[..count] {
+        let candidates = &self.candidates;
+        for k in 0..count {
             let time = impact_time_before(
-                candidate.t0,
-                candidate.b,
-                candidate.c,
-                || candidate.a,
+                candidates.t0[k],
+                candidates.b[k],
+                candidates.c[k],
+                || candidates.a[k],
                 rest_time,
             );
             if let Some(time) = time {
-                let j = candidate.body as usize;
+                let j = candidates.body[k] as usize;
                 let key = collision_key(i.min(j), i.max(j));
                 if earlier(time, key, rest_time, rest_key) {
                     (rest_time, rest_key) = (time, key);
@@ -354,37 +287,6 @@ impl Calendar {
     }
 }
 
-/// `a - b` on the first `D` components (the others zero).
-#[inline(always)]
-fn sub_in<const D: usize>(a: Vec3, b: Vec3) -> Vec3 {
-    if D == 3 {
-        sub(a, b)
-    } else {
-        [a[0] - b[0], a[1] - b[1], 0.0]
-    }
-}
-
-/// `a · b` on the first `D` components: in 2D the same sum as [`dot`] without its zero
-/// `z` term, `(x + y) + 0 = x + y` (up to the sign of a zero).
-#[inline(always)]
-fn dot_in<const D: usize>(a: Vec3, b: Vec3) -> f64 {
-    if D == 3 {
-        dot(a, b)
-    } else {
-        a[0] * b[0] + a[1] * b[1]
-    }
-}
-
-/// `a + s b` on the first `D` components (the others zero).
-#[inline(always)]
-fn mul_add_in<const D: usize>(a: Vec3, s: f64, b: Vec3) -> Vec3 {
-    if D == 3 {
-        mul_add(a, s, b)
-    } else {
-        [a[0] + s * b[0], a[1] + s * b[1], 0.0]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,7 +299,7 @@ mod tests {
             let mut sim =
                 crate::Simulation::new(world.clone(), crate::Method::AllPairs, &Default::default())
                     .unwrap();
-            let mut calendar = Calendar::new(&world, 0.0);
+            let mut calendar = Calendar::new(&world, 0.0, true);
             for _ in 0..3000 {
                 let found = calendar.peek(sim.world()).unwrap();
                 let expected = sim.next_event().unwrap();

@@ -7,6 +7,14 @@ use crate::world::World;
 /// Inline body slots per cell.
 const SLOTS: usize = 2;
 
+/// Cells of `NONE` after the last one, so that the vector gather can load eight slots (four
+/// cells) from any cell.
+const PADDING_CELLS: usize = 4;
+
+/// Entries [`CellGrid::gather`] may write past the bodies it returns: `out` must hold this
+/// many more entries than there are bodies.
+pub(crate) const GATHER_SLACK: usize = 8;
+
 /// A uniform grid over the world box whose cells are at least one maximum diameter wide (plus a
 /// relative slack of 1e-6 against rounding in crossing times), so two bodies in contact always
 /// sit in the same or adjacent cells. Each body is in exactly one cell, tracked by integer
@@ -27,14 +35,18 @@ pub(crate) struct CellGrid {
     head: Vec<u32>,
     /// Per cell: whether its overflow list is non-empty. A quarter of the size of `head`, so
     /// that the check for the rare overflow stays in cache and `head` is read only when set.
-    overflows: Vec<bool>,
+    overflows: Vec<u8>,
     /// The overflow lists' links.
     lists: LinkedLists,
     pub(crate) coord: Vec<[u32; 3]>,
+    /// Whether the gather compacts each row of slots with AVX2 (detected at run time).
+    avx2: bool,
 }
 
 impl CellGrid {
-    pub(crate) fn new(world: &World, now: f64) -> Self {
+    /// The grid of `world`'s bodies at time `now`; `simd` allows the AVX2 gather where the
+    /// CPU has it (the scalar gather returns the same bodies in the same order).
+    pub(crate) fn new(world: &World, now: f64, simd: bool) -> Self {
         let n = world.len();
         let dim = world.dim;
         let max_diameter = 2.0 * world.motion.iter().fold(0.0f64, |m, b| m.max(b.radius));
@@ -62,11 +74,12 @@ impl CellGrid {
             dim,
             cells,
             width,
-            slots: vec![[NONE; SLOTS]; total],
+            slots: vec![[NONE; SLOTS]; total + PADDING_CELLS],
             head: vec![NONE; total],
-            overflows: vec![false; total],
+            overflows: vec![0; total + PADDING_CELLS],
             lists: LinkedLists::new(n),
             coord: vec![[0; 3]; n],
+            avx2: simd && avx2_available(),
         };
         for i in 0..n {
             let p = world.position_at(i, now);
@@ -94,7 +107,7 @@ impl CellGrid {
             return;
         }
         self.lists.push_front(&mut self.head[cell], i);
-        self.overflows[cell] = true;
+        self.overflows[cell] = 1;
     }
 
     /// Takes body `i` out of the cell of its coordinates.
@@ -105,7 +118,7 @@ impl CellGrid {
             return;
         }
         self.lists.remove(&mut self.head[cell], i);
-        self.overflows[cell] = self.head[cell] != NONE;
+        self.overflows[cell] = u8::from(self.head[cell] != NONE);
     }
 
     /// Moves body `i` one cell along `axis`, up if `up`.
@@ -119,7 +132,8 @@ impl CellGrid {
     /// Writes into `out` every body `j != i` in the cells adjacent to (or equal to) `i`'s, or
     /// with `Some((axis, up))`, after `i` stepped one cell along `axis` (up if `up`), those of
     /// the layer of cells that just became adjacent to `i`'s cell (none at the grid's edge),
-    /// and returns their number. `out` must hold at least as many entries as there are bodies.
+    /// and returns their number. `out` must hold [`GATHER_SLACK`] more entries than there are
+    /// bodies; the entries after the returned ones are overwritten with arbitrary bodies.
     #[inline]
     pub(crate) fn gather(
         &self,
@@ -144,17 +158,48 @@ impl CellGrid {
                 }
             }
         };
-        self.gather_block(i, layer, out)
+        if self.avx2 {
+            // SAFETY: `avx2` is only set where the CPU has AVX2 and POPCNT.
+            unsafe { self.gather_block_avx2(i, layer, out) }
+        } else {
+            self.gather_block::<false>(i, layer, out)
+        }
     }
 
-    /// Gathers the 3^dim block around `i`'s cell, or only its layer `coord[axis] == layer`.
+    /// [`CellGrid::gather_block`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn gather_block_avx2(
+        &self,
+        i: usize,
+        layer: Option<(usize, u32)>,
+        out: &mut [u32],
+    ) -> usize {
+        self.gather_block::<true>(i, layer, out)
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    unsafe fn gather_block_avx2(&self, _: usize, _: Option<(usize, u32)>, _: &mut [u32]) -> usize {
+        unreachable!("AVX2 is only detected on x86_64")
+    }
+
+    /// Gathers the 3^dim block around `i`'s cell, or only its layer `coord[axis] == layer`;
+    /// with `AVX2` (only inlined into [`CellGrid::gather_block_avx2`]) a row at a time.
     ///
     /// Cells are numbered x fastest, so each row of the block is a run of consecutive cells
     /// whose slots are adjacent in memory. Every slot is written to `out` and the count
     /// advances only for a body other than `i`, so occupancy costs no branch; only the rare
     /// overflow lists are walked.
-    #[inline]
-    fn gather_block(&self, i: usize, layer: Option<(usize, u32)>, out: &mut [u32]) -> usize {
+    #[inline(always)]
+    fn gather_block<const AVX2: bool>(
+        &self,
+        i: usize,
+        layer: Option<(usize, u32)>,
+        out: &mut [u32],
+    ) -> usize {
         let c = self.coord[i];
         // Half-open cell ranges per axis (exclusive ranges iterate faster than inclusive ones).
         let (mut lo, mut hi) = ([0usize; 3], [1usize; 3]);
@@ -168,19 +213,24 @@ impl CellGrid {
         let row_stride = self.cells[0] as usize;
         let plane_stride = row_stride * self.cells[1] as usize;
         let me = i as u32;
+        let cells = hi[0] - lo[0];
         let mut count = 0;
         for z in lo[2]..hi[2] {
             for y in lo[1]..hi[1] {
-                let row = z * plane_stride + y * row_stride;
-                for slots in &self.slots[row + lo[0]..row + hi[0]] {
-                    for &j in slots {
-                        out[count] = j;
-                        count += usize::from((j != NONE) & (j != me));
-                    }
-                }
-                if self.overflows[row + lo[0]..row + hi[0]].contains(&true) {
-                    for &first in &self.head[row + lo[0]..row + hi[0]] {
-                        let mut j = first;
+                let first = z * plane_stride + y * row_stride + lo[0];
+                count = if AVX2 {
+                    // SAFETY: only inlined into `gather_block_avx2`, whose caller guarantees
+                    // AVX2 and POPCNT.
+                    unsafe { compact_row_avx2(&self.slots, first, cells, me, out, count) }
+                } else {
+                    compact_row(&self.slots[first..first + cells], me, out, count)
+                };
+                // The run's overflow flags as one word: no loop over its cells.
+                let flags = &self.overflows[first..first + 4];
+                let word = u32::from_le_bytes([flags[0], flags[1], flags[2], flags[3]]);
+                if word & ((1 << (8 * cells)) - 1) != 0 {
+                    for &head in &self.head[first..first + cells] {
+                        let mut j = head;
                         while j != NONE {
                             if j != me {
                                 out[count] = j;
@@ -194,6 +244,108 @@ impl CellGrid {
         }
         count
     }
+}
+
+/// Appends to `out` from `count` the bodies of a run of cells other than `me`, in order, and
+/// returns the new count. Every slot is written and the count advances only for a body, so
+/// occupancy costs no branch.
+#[inline(always)]
+fn compact_row(run: &[[u32; SLOTS]], me: u32, out: &mut [u32], mut count: usize) -> usize {
+    for slots in run {
+        for &j in slots {
+            out[count] = j;
+            count += usize::from((j != NONE) & (j != me));
+        }
+    }
+    count
+}
+
+/// Whether the CPU runs [`compact_row_avx2`].
+fn avx2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Lane permutations that move the lanes set in a mask of eight to the front, in order.
+#[cfg(target_arch = "x86_64")]
+static COMPACT_LANES: [[u32; 8]; 64] = compact_lanes();
+
+#[cfg(target_arch = "x86_64")]
+const fn compact_lanes() -> [[u32; 8]; 64] {
+    let mut table = [[0u32; 8]; 64];
+    let mut mask = 0;
+    while mask < 64 {
+        let mut lane = 0;
+        let mut next = 0;
+        while lane < 8 {
+            if mask & (1 << lane) != 0 {
+                table[mask][next] = lane as u32;
+                next += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// [`compact_row`] on the run of `cells` cells (at most three) from cell `first` of
+/// `slots`: one load of eight slots, two compares and a lane permutation, with no
+/// per-slot work. Always writes eight entries from `count`. Inlined into AVX2 code only.
+///
+/// Panics if `slots` does not hold four cells from `first` (the grid pads its slots with
+/// [`PADDING_CELLS`]) or `out` does not hold eight entries from `count` (a gather finds each
+/// body at most once and `out` holds [`GATHER_SLACK`] more entries than there are bodies).
+///
+/// # Safety
+/// The CPU must have AVX2 and POPCNT, and the caller must be compiled for them.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn compact_row_avx2(
+    slots: &[[u32; SLOTS]],
+    first: usize,
+    cells: usize,
+    me: u32,
+    out: &mut [u32],
+    count: usize,
+) -> usize {
+    use std::arch::x86_64::*;
+    debug_assert!(cells <= 3);
+    let source = &slots[first..first + 4];
+    let target = &mut out[count..count + 8];
+    let in_run = (1u32 << (SLOTS * cells)) - 1;
+    // SAFETY: `source` is 32 bytes and `target` 32 bytes (unaligned accesses); the table
+    // entry is one of `COMPACT_LANES`' 64, as `keep` has six bits.
+    unsafe {
+        let row = _mm256_loadu_si256(source.as_ptr().cast());
+        let unwanted = _mm256_or_si256(
+            _mm256_cmpeq_epi32(row, _mm256_set1_epi32(NONE as i32)),
+            _mm256_cmpeq_epi32(row, _mm256_set1_epi32(me as i32)),
+        );
+        let keep = !(_mm256_movemask_ps(_mm256_castsi256_ps(unwanted)) as u32) & in_run & 63;
+        let lanes = _mm256_loadu_si256(COMPACT_LANES[keep as usize].as_ptr().cast());
+        let packed = _mm256_permutevar8x32_epi32(row, lanes);
+        _mm256_storeu_si256(target.as_mut_ptr().cast(), packed);
+        count + keep.count_ones() as usize
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn compact_row_avx2(
+    _: &[[u32; SLOTS]],
+    _: usize,
+    _: usize,
+    _: u32,
+    _: &mut [u32],
+    _: usize,
+) -> usize {
+    unreachable!("AVX2 is only detected on x86_64")
 }
 
 #[cfg(test)]
@@ -221,9 +373,23 @@ mod tests {
         found
     }
 
-    fn gathered(grid: &CellGrid, i: usize, entering: Option<(usize, bool)>) -> Vec<u32> {
-        let mut out = vec![0; grid.coord.len()];
+    /// What `grid` gathers, sorted, after checking that the scalar gather (of `scalar`, the
+    /// same grid built without SIMD) returns the same bodies in the same order.
+    fn gathered(
+        grid: &CellGrid,
+        scalar: &CellGrid,
+        i: usize,
+        entering: Option<(usize, bool)>,
+    ) -> Vec<u32> {
+        let mut out = vec![0; grid.coord.len() + GATHER_SLACK];
         let count = grid.gather(i, entering, &mut out);
+        let mut reference = vec![0; grid.coord.len() + GATHER_SLACK];
+        let reference_count = scalar.gather(i, entering, &mut reference);
+        assert_eq!(
+            out[..count],
+            reference[..reference_count],
+            "vector vs scalar gather"
+        );
         let mut found = out[..count].to_vec();
         found.sort_unstable();
         found
@@ -238,7 +404,9 @@ mod tests {
             config.radius_min = 0.05;
             config.radius_max = 1.0;
             let world = generate_scene(&config).unwrap();
-            let mut grid = CellGrid::new(&world, 0.0);
+            let mut grid = CellGrid::new(&world, 0.0, true);
+            let mut scalar = CellGrid::new(&world, 0.0, false);
+            assert!(!scalar.avx2);
             let mut state = 99u64;
             let mut overflowed = 0;
             for round in 0..3000 {
@@ -251,17 +419,21 @@ mod tests {
                 let c = grid.coord[i][axis];
                 if (up && c + 1 < grid.cells[axis]) || (!up && c > 0) {
                     grid.step(i, axis, up);
+                    scalar.step(i, axis, up);
                     let layer = Some((axis, if up { c + 2 } else { c.wrapping_sub(2) }))
                         .filter(|&(_, at)| at < grid.cells[axis]);
-                    let entering = gathered(&grid, i, Some((axis, up)));
+                    let entering = gathered(&grid, &scalar, i, Some((axis, up)));
                     let expected = layer.map_or(Vec::new(), |l| expected_block(&grid, i, Some(l)));
                     assert_eq!(
                         entering, expected,
                         "dim {dim} round {round}: entering layer"
                     );
                 }
-                assert_eq!(gathered(&grid, i, None), expected_block(&grid, i, None));
-                overflowed += grid.overflows.iter().filter(|&&o| o).count();
+                assert_eq!(
+                    gathered(&grid, &scalar, i, None),
+                    expected_block(&grid, i, None)
+                );
+                overflowed += grid.overflows.iter().filter(|&&o| o != 0).count();
             }
             assert!(overflowed > 0, "dim {dim}: no cell overflowed its slots");
         }

@@ -12,7 +12,7 @@
 //! as there are bodies: rebuilds cost O(1) per update. When scans grow long (the event rate
 //! rose), every body is filed again at the current rate, at most once per n scans.
 
-use crate::linked_lists::{LinkedLists, NONE};
+use crate::linked_lists::NONE;
 
 /// Scans between two checks for crowded buckets (at least; n when larger).
 const CHECK_EVERY: u64 = 1024;
@@ -27,15 +27,26 @@ pub(crate) struct QueueTop {
     pub(crate) body: u32,
 }
 
+/// A body's entry: its event and its place in its bucket's doubly linked list, in one
+/// 32-byte record, so that filing, unfiling and scanning touch one cache line per body
+/// instead of one per field.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(32))]
+struct Entry {
+    time: f64,
+    key: u64,
+    /// The body after and before it in its list, or `NONE`.
+    next: u32,
+    prev: u32,
+    /// Its bucket (`buckets` is the overflow list).
+    bucket: u32,
+}
+
 /// A calendar queue over `(time, key)`, one entry per body.
 #[derive(Debug, Clone)]
 pub(crate) struct EventQueue {
-    /// Per body: its event's time and tie key.
-    time: Vec<f64>,
-    key: Vec<u64>,
-    /// Per body: its bucket (`buckets` is the overflow list); the buckets' links.
-    bucket: Vec<u32>,
-    lists: LinkedLists,
+    /// Per body: its event and list links.
+    entries: Vec<Entry>,
     /// Per bucket, then the overflow list: its first body.
     head: Vec<u32>,
     buckets: usize,
@@ -66,10 +77,16 @@ impl EventQueue {
     pub(crate) fn new(n: usize) -> Self {
         let buckets = n.next_power_of_two().max(64);
         let mut queue = EventQueue {
-            time: vec![f64::INFINITY; n],
-            key: vec![u64::MAX; n],
-            bucket: vec![buckets as u32; n],
-            lists: LinkedLists::new(n),
+            entries: vec![
+                Entry {
+                    time: f64::INFINITY,
+                    key: u64::MAX,
+                    next: NONE,
+                    prev: NONE,
+                    bucket: buckets as u32,
+                };
+                n
+            ],
             head: vec![NONE; buckets + 1],
             buckets,
             origin: 0.0,
@@ -106,7 +123,7 @@ impl EventQueue {
                 let (top, visited) = self.earliest_in(self.current);
                 self.scans += 1;
                 self.scanned += visited;
-                if self.scans >= CHECK_EVERY.max(self.time.len() as u64) {
+                if self.scans >= CHECK_EVERY.max(self.entries.len() as u64) {
                     let crowded = self.scanned > CROWDED * self.scans;
                     (self.scans, self.scanned) = (0, 0);
                     if crowded {
@@ -124,8 +141,8 @@ impl EventQueue {
     pub(crate) fn set(&mut self, body: usize, time: f64, key: u64) {
         self.unlink(body as u32);
         self.updates += 1;
-        self.time[body] = time;
-        self.key[body] = key;
+        self.entries[body].time = time;
+        self.entries[body].key = key;
         let bucket = self.bucket_of(time);
         self.link(body as u32, bucket);
     }
@@ -149,18 +166,19 @@ impl EventQueue {
         let mut body = self.head[bucket];
         let mut best = body;
         let mut visited = 1;
-        body = self.lists.next(body);
+        body = self.entries[body as usize].next;
         while body != NONE {
             visited += 1;
             let (b, i) = (best as usize, body as usize);
-            if before(self.time[i], self.key[i], self.time[b], self.key[b]) {
+            let (e, best_entry) = (&self.entries[i], &self.entries[b]);
+            if before(e.time, e.key, best_entry.time, best_entry.key) {
                 best = body;
             }
-            body = self.lists.next(body);
+            body = self.entries[body as usize].next;
         }
         let top = QueueTop {
-            time: self.time[best as usize],
-            key: self.key[best as usize],
+            time: self.entries[best as usize].time,
+            key: self.entries[best as usize].key,
             body: best,
         };
         (top, visited)
@@ -172,7 +190,7 @@ impl EventQueue {
         for bucket in self.current..self.buckets {
             let mut body = self.head[bucket];
             while body != NONE {
-                let following = self.lists.next(body);
+                let following = self.entries[body as usize].next;
                 self.unlink(body);
                 self.link(body, self.buckets);
                 body = following;
@@ -188,8 +206,8 @@ impl EventQueue {
         let mut earliest = f64::INFINITY;
         let mut body = self.head[overflow];
         while body != NONE {
-            earliest = earliest.min(self.time[body as usize]);
-            body = self.lists.next(body);
+            earliest = earliest.min(self.entries[body as usize].time);
+            body = self.entries[body as usize].next;
         }
         if earliest == f64::INFINITY {
             return false;
@@ -206,11 +224,11 @@ impl EventQueue {
             self.offsets.clear();
             let mut body = self.head[overflow];
             while body != NONE {
-                let time = self.time[body as usize];
+                let time = self.entries[body as usize].time;
                 if time.is_finite() {
                     self.offsets.push(time - earliest);
                 }
-                body = self.lists.next(body);
+                body = self.entries[body as usize].next;
             }
             let middle = self.offsets.len() / 2;
             let (_, median, _) = self.offsets.select_nth_unstable_by(middle, f64::total_cmp);
@@ -231,24 +249,40 @@ impl EventQueue {
         let mut body = self.head[overflow];
         self.head[overflow] = NONE;
         while body != NONE {
-            let following = self.lists.next(body);
-            let bucket = self.bucket_of(self.time[body as usize]);
+            let following = self.entries[body as usize].next;
+            let bucket = self.bucket_of(self.entries[body as usize].time);
             self.link(body, bucket);
             body = following;
         }
         true
     }
 
+    /// Puts `body` (in no list) first in `bucket`'s list.
     #[inline(always)]
     fn link(&mut self, body: u32, bucket: usize) {
-        self.lists.push_front(&mut self.head[bucket], body);
-        self.bucket[body as usize] = bucket as u32;
+        let first = self.head[bucket];
+        let entry = &mut self.entries[body as usize];
+        (entry.next, entry.prev, entry.bucket) = (first, NONE, bucket as u32);
+        if first != NONE {
+            self.entries[first as usize].prev = body;
+        }
+        self.head[bucket] = body;
     }
 
+    /// Takes `body` out of its bucket's list.
     #[inline(always)]
     fn unlink(&mut self, body: u32) {
-        let bucket = self.bucket[body as usize] as usize;
-        self.lists.remove(&mut self.head[bucket], body);
+        let Entry {
+            next, prev, bucket, ..
+        } = self.entries[body as usize];
+        if prev != NONE {
+            self.entries[prev as usize].next = next;
+        } else {
+            self.head[bucket as usize] = next;
+        }
+        if next != NONE {
+            self.entries[next as usize].prev = prev;
+        }
     }
 
     /// Checks the bucket invariants and the lists (for tests): buckets below `current` are
@@ -262,7 +296,7 @@ impl EventQueue {
             let mut previous = NONE;
             while body != NONE {
                 let i = body as usize;
-                let time = self.time[i];
+                let time = self.entries[i].time;
                 let filed = if time < self.limit {
                     ((time - self.origin) * self.inverse_width) as usize
                 } else {
@@ -278,18 +312,18 @@ impl EventQueue {
                 } else {
                     bucket > self.current && filed.min(self.buckets - 1) == bucket
                 };
-                let ok = self.bucket[i] as usize == bucket
-                    && self.lists.prev(body) == previous
+                let ok = self.entries[i].bucket as usize == bucket
+                    && self.entries[i].prev == previous
                     && placed;
                 if !ok {
                     return false;
                 }
                 seen += 1;
                 previous = body;
-                body = self.lists.next(body);
+                body = self.entries[body as usize].next;
             }
         }
-        seen == self.time.len()
+        seen == self.entries.len()
     }
 }
 

@@ -22,6 +22,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod all_pairs;
+mod approach_filter;
 mod body;
 mod calendar;
 mod cell_grid;

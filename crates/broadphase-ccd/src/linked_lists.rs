@@ -1,6 +1,7 @@
 //! Doubly linked lists of bodies stored in two arrays (each body in at most one list):
 //! O(1) insertion and removal, no allocation after construction. The cell grid's overflow
-//! lists and the event queue's buckets are such lists; their heads are kept by their owners.
+//! lists are such lists; their heads are kept by their owner. (The event queue keeps its
+//! bucket lists' links in its per-body entries instead, beside the event they file.)
 
 /// No body: the end of a list, or an empty list's head.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -24,12 +25,6 @@ impl LinkedLists {
     #[inline(always)]
     pub(crate) fn next(&self, body: u32) -> u32 {
         self.next[body as usize]
-    }
-
-    /// The body before `body` in its list, or [`NONE`].
-    #[cfg(test)]
-    pub(crate) fn prev(&self, body: u32) -> u32 {
-        self.prev[body as usize]
     }
 
     /// Puts `body` (in no list) first in the list whose first body is `head`.

@@ -54,10 +54,22 @@ impl FromStr for Method {
 }
 
 /// Tuning options of the next-event finders.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FinderOptions {
     /// Constants of [`Method::SweptBvh`].
     pub swept_bvh: SweptBvhOptions,
+    /// Whether [`Method::Calendar`] may use its AVX2 kernels where the CPU has them (default
+    /// `true`). The scalar kernels give bit-identical results; `false` is for comparing them.
+    pub simd: bool,
+}
+
+impl Default for FinderOptions {
+    fn default() -> Self {
+        FinderOptions {
+            swept_bvh: SweptBvhOptions::default(),
+            simd: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -111,7 +123,9 @@ impl Simulation {
         let finder = match method {
             Method::AllPairs => Finder::AllPairs(AllPairs::new()),
             Method::SweptBvh => Finder::SweptBvh(SweptBvh::new(&world, options.swept_bvh)),
-            Method::Calendar => Finder::Calendar(Box::new(Calendar::new(&world, 0.0))),
+            Method::Calendar => {
+                Finder::Calendar(Box::new(Calendar::new(&world, 0.0, options.simd)))
+            }
         };
         Ok(Simulation {
             world,

@@ -46,9 +46,10 @@ pub enum CcdFormat {
     Json,
 }
 
-/// Constants of the swept-BVH method.
+/// Options of the next-event finders: the swept-BVH method's constants, and the calendar's
+/// choice of kernels.
 #[derive(Debug, Clone, Args)]
-pub struct SweptBvhArgs {
+pub struct FinderArgs {
     /// swept-bvh: initial time step Δt (seconds).
     #[arg(long, default_value_t = 1e-3)]
     initial_time_step: f64,
@@ -61,9 +62,13 @@ pub struct SweptBvhArgs {
     /// swept-bvh: rebuild the hierarchy every N events, refit in between (1 = thesis).
     #[arg(long, default_value_t = 1)]
     rebuild_every: u32,
+    /// calendar: use the scalar kernels instead of the AVX2 ones the CPU may have (the same
+    /// events, bit for bit; for comparing their speed).
+    #[arg(long)]
+    no_simd: bool,
 }
 
-impl SweptBvhArgs {
+impl FinderArgs {
     fn options(&self) -> FinderOptions {
         FinderOptions {
             swept_bvh: SweptBvhOptions {
@@ -72,6 +77,7 @@ impl SweptBvhArgs {
                 shrink: self.shrink,
                 rebuild_every: self.rebuild_every,
             },
+            simd: !self.no_simd,
         }
     }
 }
@@ -119,7 +125,7 @@ pub struct CcdArgs {
     #[arg(long)]
     time_cap: Option<f64>,
     #[command(flatten)]
-    swept_bvh: SweptBvhArgs,
+    finder: FinderArgs,
 }
 
 /// Runs `broadphase ccd`, printing the report to `out`.
@@ -145,7 +151,7 @@ pub fn run_ccd(args: &CcdArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         scene,
         seconds: args.seconds,
         method: args.method.into(),
-        options: args.swept_bvh.options(),
+        options: args.finder.options(),
         check: args.check,
         time_cap,
     };
@@ -259,7 +265,7 @@ pub struct CcdReproduceArgs {
     #[arg(long, default_value_t = 1024)]
     objects: usize,
     #[command(flatten)]
-    swept_bvh: SweptBvhArgs,
+    finder: FinderArgs,
 }
 
 /// The reproductions this module provides.
@@ -290,7 +296,7 @@ pub fn run_reproduce_ccd(
                 max_objects: args.max_objects,
                 all_pairs_max_objects: args.all_pairs_max_objects,
                 time_cap: Duration::from_secs_f64(args.time_cap),
-                options: args.swept_bvh.options(),
+                options: args.finder.options(),
                 ..Table51Config::default()
             };
             let table = reproduce_table_5_1(&config, &mut |r| {
