@@ -136,6 +136,12 @@ impl EventQueue {
         }
     }
 
+    /// Starts loading body's entry into the cache (see [`crate::calendar::prefetch`]).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, body: usize) {
+        crate::calendar::prefetch(&self.entries[body]);
+    }
+
     /// Sets body's event and files it in its bucket.
     #[inline]
     pub(crate) fn set(&mut self, body: usize, time: f64, key: u64) {
@@ -187,14 +193,10 @@ impl EventQueue {
     /// Moves every body into the overflow list and lays the buckets out again, fitted to the
     /// event rate since the last layout. O(n), at most once per n scans.
     fn relayout(&mut self) {
-        for bucket in self.current..self.buckets {
-            let mut body = self.head[bucket];
-            while body != NONE {
-                let following = self.entries[body as usize].next;
-                self.unlink(body);
-                self.link(body, self.buckets);
-                body = following;
-            }
+        // Refiled in body order, reading the entries in order (see `rebuild`).
+        self.head.fill(NONE);
+        for body in 0..self.entries.len() {
+            self.link(body as u32, self.buckets);
         }
         self.current = self.buckets;
     }
@@ -202,13 +204,15 @@ impl EventQueue {
     /// Lays the buckets out again from the overflow list (every bucket is empty); `false`
     /// when it holds no finite event.
     fn rebuild(&mut self) -> bool {
+        // Every bucket is empty, so every body is in the overflow list: the entries are read
+        // in order rather than by following the list, whose random order would make each
+        // step wait for a cache miss.
         let overflow = self.buckets;
-        let mut earliest = f64::INFINITY;
-        let mut body = self.head[overflow];
-        while body != NONE {
-            earliest = earliest.min(self.entries[body as usize].time);
-            body = self.entries[body as usize].next;
-        }
+        debug_assert!(self.entries.iter().all(|e| e.bucket as usize == overflow));
+        let earliest = self
+            .entries
+            .iter()
+            .fold(f64::INFINITY, |t, e| t.min(e.time));
         if earliest == f64::INFINITY {
             return false;
         }
@@ -222,13 +226,10 @@ impl EventQueue {
             2.0 * elapsed / self.updates as f64 * self.buckets as f64
         } else {
             self.offsets.clear();
-            let mut body = self.head[overflow];
-            while body != NONE {
-                let time = self.entries[body as usize].time;
-                if time.is_finite() {
-                    self.offsets.push(time - earliest);
+            for entry in &self.entries {
+                if entry.time.is_finite() {
+                    self.offsets.push(entry.time - earliest);
                 }
-                body = self.entries[body as usize].next;
             }
             let middle = self.offsets.len() / 2;
             let (_, median, _) = self.offsets.select_nth_unstable_by(middle, f64::total_cmp);
@@ -246,13 +247,10 @@ impl EventQueue {
             self.inverse_width = 0.0;
         }
         self.current = 0;
-        let mut body = self.head[overflow];
         self.head[overflow] = NONE;
-        while body != NONE {
-            let following = self.entries[body as usize].next;
-            let bucket = self.bucket_of(self.entries[body as usize].time);
-            self.link(body, bucket);
-            body = following;
+        for body in 0..self.entries.len() {
+            let bucket = self.bucket_of(self.entries[body].time);
+            self.link(body as u32, bucket);
         }
         true
     }
