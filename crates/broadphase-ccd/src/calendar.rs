@@ -34,8 +34,7 @@ use crate::world::World;
 
 /// A body's prediction state.
 #[derive(Debug, Clone, Copy)]
-#[repr(C, align(32))]
-struct BodyState {
+pub(crate) struct BodyState {
     /// Its earliest predicted event other than a cell crossing (wall hit or collision), kept
     /// so that a cell crossing only has to test the layer of cells it brings into reach
     /// instead of all neighbours.
@@ -62,12 +61,11 @@ impl Default for BodyState {
 #[derive(Debug, Clone)]
 pub(crate) struct Calendar {
     grid: CellGrid,
-    queue: EventQueue,
-    /// Per body: its prediction state, in one record so that a prediction touches one cache
-    /// line of it instead of one per field.
-    state: Vec<BodyState>,
-    /// Per body: incremented at each of its events (its motion changed). Apart from `state`
-    /// because it is read for every partner a prediction keeps: four bytes per body stay in
+    /// The queue, with each body's prediction state beside its queue entry (one cache line
+    /// per body for both).
+    queue: EventQueue<BodyState>,
+    /// Per body: incremented at each of its events (its motion changed). Apart from the prediction
+    /// state because it is read for every partner a prediction keeps: four bytes per body stay in
     /// cache where the 32-byte records would not.
     counters: Vec<u32>,
     /// Cell crossings processed (internal events), for statistics.
@@ -95,7 +93,6 @@ impl Calendar {
         let mut calendar = Calendar {
             grid: CellGrid::new(world, now, simd),
             queue: EventQueue::new(n),
-            state: vec![BodyState::default(); n],
             counters: vec![0; n],
             crossings: 0,
             stale: 0,
@@ -140,16 +137,16 @@ impl Calendar {
             rest_key,
             rest_partner_counter,
             ..
-        } = self.state[i];
+        } = *self.queue.payload(i);
         self.earliest_with_candidates(world, i, count, rest_time, rest_key, rest_partner_counter);
     }
 
-    /// Starts loading body `i`'s prediction state and queue entry, which its prediction ends
-    /// by writing, so that their cache misses overlap with the neighbour search.
+    /// Starts loading body `i`'s queue entry (with its prediction state), which its
+    /// prediction ends by writing, so that its cache miss overlaps with the neighbour search.
     #[inline(always)]
     fn prefetch_records(&self, i: usize) {
-        prefetch(&self.state[i]);
         self.queue.prefetch(i);
+        prefetch(&self.grid.coord[i]);
     }
 
     /// Writes into the first entries of `self.candidates` the neighbours of body `i` that
@@ -212,7 +209,7 @@ impl Calendar {
                 }
             }
         }
-        let state = &mut self.state[i];
+        let state = self.queue.payload_mut(i);
         (state.rest_time, state.rest_key) = (rest_time, rest_key);
         state.rest_partner_counter = rest_partner_counter;
         self.schedule(world, i);
@@ -221,7 +218,8 @@ impl Calendar {
     /// Puts the earlier of body `i`'s stored non-crossing event and its next cell crossing
     /// into the queue.
     fn schedule(&mut self, world: &World, i: usize) {
-        let (mut best_time, mut best_key) = (self.state[i].rest_time, self.state[i].rest_key);
+        let state = *self.queue.payload(i);
+        let (mut best_time, mut best_key) = (state.rest_time, state.rest_key);
         let m = &world.motion[i];
         let coord = self.grid.coord[i];
         for axis in 0..world.dim {
@@ -239,7 +237,7 @@ impl Calendar {
                 (best_time, best_key) = (time, key);
             }
         }
-        self.state[i].partner_counter = self.state[i].rest_partner_counter;
+        self.queue.payload_mut(i).partner_counter = state.rest_partner_counter;
         self.queue.set(i, best_time, best_key);
     }
 
@@ -260,7 +258,7 @@ impl Calendar {
                 }
                 RANK_COLLISION => {
                     let partner = if a as usize == i { b } else { a } as usize;
-                    if self.counters[partner] != self.state[i].partner_counter {
+                    if self.counters[partner] != self.queue.payload(i).partner_counter {
                         self.stale += 1;
                         self.predict(world, i);
                     } else {
@@ -293,6 +291,9 @@ impl Calendar {
         if event.kind == EventKind::Collision {
             let b = event.b as usize;
             self.counters[b] = self.counters[b].wrapping_add(1);
+            // `a` is predicted after `b`: start loading its records now.
+            self.queue.prefetch(a);
+            prefetch(&self.grid.coord[a]);
             self.predict(world, b);
         }
         self.predict(world, a);
