@@ -161,13 +161,15 @@ impl Calendar {
         entering: Option<(usize, bool)>,
     ) -> usize {
         let found = self.grid.gather(i, entering, &mut self.neighbours);
-        // Touch every neighbour's motion record first: independent loads, so their cache
-        // misses overlap instead of being spread over the arithmetic.
-        let mut touched = 0.0;
+        // Touch every neighbour's motion record and event counter first (the counter is read
+        // for the partner a prediction keeps): independent loads, so their cache misses
+        // overlap instead of being spread over the arithmetic.
+        let (mut touched, mut counters) = (0.0, 0u32);
         for &j in &self.neighbours[..found] {
             touched += world.motion[j as usize].velocity[0];
+            counters = counters.wrapping_add(self.counters[j as usize]);
         }
-        std::hint::black_box(touched);
+        std::hint::black_box((touched, counters));
         approaching(
             world,
             i,
