@@ -28,13 +28,13 @@ use crate::cell_grid::{CellGrid, GATHER_SLACK};
 use crate::event::{
     decode_tie, earlier, tie_key, Event, EventKind, RANK_COLLISION, RANK_CROSSING, RANK_WALL,
 };
-use crate::event_queue::EventQueue;
+use crate::event_queue::{entry_bytes, EventQueue};
 use crate::time_of_impact::{collision_key, impact_time_before, wall_event};
 use crate::world::World;
 
 /// A body's prediction state.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct BodyState {
+struct BodyState {
     /// Its earliest predicted event other than a cell crossing (wall hit or collision), kept
     /// so that a cell crossing only has to test the layer of cells it brings into reach
     /// instead of all neighbours.
@@ -46,6 +46,9 @@ pub(crate) struct BodyState {
     /// The partner's counter for the event in the queue (a collision, or a crossing).
     partner_counter: u32,
 }
+
+// A body's state and queue entry share one cache line.
+const _: () = assert!(entry_bytes::<BodyState>() == 64);
 
 impl Default for BodyState {
     fn default() -> Self {
@@ -64,9 +67,9 @@ pub(crate) struct Calendar {
     /// The queue, with each body's prediction state beside its queue entry (one cache line
     /// per body for both).
     queue: EventQueue<BodyState>,
-    /// Per body: incremented at each of its events (its motion changed). Apart from the prediction
-    /// state because it is read for every partner a prediction keeps: four bytes per body stay in
-    /// cache where the 32-byte records would not.
+    /// Per body: incremented at each of its events (its motion changed). Apart from the
+    /// prediction state because it is read for every partner a prediction keeps: four bytes
+    /// per body stay in cache where the 64-byte queue entries would not.
     counters: Vec<u32>,
     /// Cell crossings processed (internal events), for statistics.
     crossings: u64,

@@ -44,6 +44,12 @@ struct Entry<P> {
     payload: P,
 }
 
+/// The size of a body's entry with payload `P`, for owners that size their payload to a
+/// cache line.
+pub(crate) const fn entry_bytes<P>() -> usize {
+    std::mem::size_of::<Entry<P>>()
+}
+
 /// A calendar queue over `(time, key)`, one entry per body, each with the owner's data `P`.
 #[derive(Debug, Clone)]
 pub(crate) struct EventQueue<P = ()> {
