@@ -11,7 +11,8 @@
 //!   `CONSERVATION_TOLERANCE` relative to the magnitudes involved; a wall hit reverses exactly
 //!   the velocity component along its axis;
 //! - swept-bvh (with fuzzed options) and calendar give the same events as all-pairs: same
-//!   kind and bodies, times equal to `TIME_TOLERANCE` relative.
+//!   kind and bodies, times equal to `TIME_TOLERANCE` relative;
+//! - the calendar's vector and scalar kernels give bit-identical events.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -273,8 +274,10 @@ fuzz_target!(|input: Input| {
             shrink: (f64::from(input.shrink % 16) + 1.0) / 16.0,
             rebuild_every: u32::from(input.rebuild_every % 8) + 1,
         },
+        simd: true,
     };
     let reference = events_of(&world, Method::AllPairs, &options);
+    let mut calendar = Vec::new();
     for method in [Method::SweptBvh, Method::Calendar] {
         let got = events_of(&world, method, &options);
         for (k, (x, y)) in reference.iter().zip(&got).enumerate() {
@@ -284,5 +287,21 @@ fuzz_target!(|input: Input| {
             );
         }
         assert_eq!(reference.len(), got.len(), "{method}: event count");
+        calendar = got;
     }
+    // The calendar's scalar kernels give the vector kernels' events bit for bit.
+    let scalar = events_of(
+        &world,
+        Method::Calendar,
+        &FinderOptions {
+            simd: false,
+            ..options
+        },
+    );
+    let bits = |e: &Event| (e.kind, e.a, e.b, e.time.to_bits());
+    assert_eq!(
+        calendar.iter().map(bits).collect::<Vec<_>>(),
+        scalar.iter().map(bits).collect::<Vec<_>>(),
+        "calendar: vector and scalar kernels differ"
+    );
 });

@@ -54,11 +54,11 @@ pub(crate) fn avx2_available() -> bool {
 }
 
 /// Writes into the first entries of `out` those of the first `found` bodies of `neighbours`
-/// that approach body `i` of `world`, and returns their number. `latest` is the latest motion-state time
-/// of any body: when `i`'s state is at it, `t0` is always `i`'s time and its position needs no
-/// advancing, the common case right after an event, with its own loop. With `avx2` (where
-/// [`avx2_available`]) four neighbours are filtered at a time; the entries of `neighbours`
-/// after the first `found` are overwritten.
+/// that approach body `i` of `world`, and returns their number. `latest` is the latest
+/// motion-state time of any body: when `i`'s state is at it, `t0` is always `i`'s time and its
+/// position needs no advancing, the common case right after an event, with its own loop.
+/// With `avx2` (where [`avx2_available`]) four neighbours are filtered at a time; the entries
+/// of `neighbours` after the first `found` are overwritten.
 #[inline]
 pub(crate) fn approaching(
     world: &World,
