@@ -1,11 +1,11 @@
 //! Profiles the `calendar` finder on the benchmark scene: events by kind (collisions, wall
 //! hits, cell crossings, stale predictions) and wall time.
 //!
-//! `cargo run --release -p broadphase-ccd --example calendar_profile -- [objects] [seconds] [dim] [method]`
+//! `cargo run --release -p broadphase-ccd --example calendar_profile -- [objects] [seconds] [dim] [method] [scalar]`
 
 use std::time::Instant;
 
-use broadphase_ccd::{generate_scene, Method, SceneConfig, Simulation};
+use broadphase_ccd::{generate_scene, FinderOptions, Method, SceneConfig, Simulation};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -15,8 +15,12 @@ fn main() {
     let method: Method = args
         .get(4)
         .map_or(Method::Calendar, |s| s.parse().expect("method"));
+    let options = FinderOptions {
+        simd: args.get(5).is_none_or(|a| a != "scalar"),
+        ..FinderOptions::default()
+    };
     let world = generate_scene(&SceneConfig::new(objects, dim, 1)).expect("scene");
-    let mut sim = Simulation::new(world, method, &Default::default()).expect("simulation");
+    let mut sim = Simulation::new(world, method, &options).expect("simulation");
     let start = Instant::now();
     let events = sim.advance_to(seconds, |_| {}).expect("advance");
     let wall = start.elapsed().as_secs_f64();

@@ -28,6 +28,20 @@ pub(crate) struct Candidates {
 }
 
 impl Candidates {
+    /// Entries of the shortest of the five arrays (they are built equally long).
+    fn len(&self) -> usize {
+        [
+            self.t0.len(),
+            self.b.len(),
+            self.c.len(),
+            self.a.len(),
+            self.body.len(),
+        ]
+        .into_iter()
+        .min()
+        .unwrap_or(0)
+    }
+
     /// Room for the neighbours of one body among `n`.
     pub(crate) fn new(n: usize) -> Self {
         let len = n + FILTER_SLACK;
@@ -104,23 +118,18 @@ fn approaching_scalar<const D: usize>(
     out: &mut Candidates,
 ) -> usize {
     let mi = &motion[i];
+    // `push` writes at `count`, which is at most the number of neighbours done so far.
+    assert!(neighbours.len() <= out.len());
     let mut count = 0;
-    let mut write = |count: usize, t0: f64, dp: Vec3, dv: Vec3, s: f64, j: u32| {
-        let b = dot_in::<D>(dp, dv);
-        out.t0[count] = t0;
-        out.b[count] = b;
-        out.c[count] = dot_in::<D>(dp, dp) - s * s;
-        out.a[count] = dot_in::<D>(dv, dv);
-        out.body[count] = j;
-        count + usize::from(b < 0.0)
-    };
     if from_latest {
         let (pi, ti, vi, ri) = (mi.position, mi.time, mi.velocity, mi.radius);
         for &j in neighbours {
             let mj = &motion[j as usize];
             let dp = sub_in::<D>(mul_add_in::<D>(mj.position, ti - mj.time, mj.velocity), pi);
             let dv = sub_in::<D>(mj.velocity, vi);
-            count = write(count, ti, dp, dv, ri + mj.radius, j);
+            // SAFETY: `count` is at most the neighbours done before this one, so below
+            // `neighbours.len() <= out.len()` (asserted above).
+            count = unsafe { push::<D>(out, count, ti, dp, dv, ri + mj.radius, j) };
         }
     } else {
         for &j in neighbours {
@@ -130,10 +139,42 @@ fn approaching_scalar<const D: usize>(
             let pj = mul_add_in::<D>(mj.position, t0 - mj.time, mj.velocity);
             let dp = sub_in::<D>(pj, pi);
             let dv = sub_in::<D>(mj.velocity, mi.velocity);
-            count = write(count, t0, dp, dv, mi.radius + mj.radius, j);
+            // SAFETY: as above.
+            count = unsafe { push::<D>(out, count, t0, dp, dv, mi.radius + mj.radius, j) };
         }
     }
     count
+}
+
+/// Writes the pair with body `j` (relative position `dp` and velocity `dv` at `t0`, contact
+/// distance `s`) at `count` and returns the count advanced if it is approaching.
+///
+/// Unchecked writes: the five checks per neighbour were 8% of the scalar calendar's
+/// instructions (callgrind, 4,096 bodies in 3D).
+///
+/// # Safety
+/// `count < out.len()`.
+#[inline(always)]
+unsafe fn push<const D: usize>(
+    out: &mut Candidates,
+    count: usize,
+    t0: f64,
+    dp: Vec3,
+    dv: Vec3,
+    s: f64,
+    j: u32,
+) -> usize {
+    let b = dot_in::<D>(dp, dv);
+    debug_assert!(count < out.len());
+    // SAFETY: `count < out.len()`, the length of the shortest array (the caller's obligation).
+    unsafe {
+        *out.t0.get_unchecked_mut(count) = t0;
+        *out.b.get_unchecked_mut(count) = b;
+        *out.c.get_unchecked_mut(count) = dot_in::<D>(dp, dp) - s * s;
+        *out.a.get_unchecked_mut(count) = dot_in::<D>(dv, dv);
+        *out.body.get_unchecked_mut(count) = j;
+    }
+    count + usize::from(b < 0.0)
 }
 
 /// `a - b` on the first `D` components (the others zero).
