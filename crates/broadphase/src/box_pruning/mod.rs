@@ -325,6 +325,7 @@ impl SweepArrays {
 
     /// Asserts what the unchecked vector sweeps rely on: every array as long as `min_x`,
     /// `range` within the swept positions, and [`PADDING`] positions after the last one.
+    #[cfg(target_arch = "x86_64")]
     #[inline]
     pub(crate) fn assert_sweepable(&self, range: &Range<usize>) {
         let len = self.min_x.len();
