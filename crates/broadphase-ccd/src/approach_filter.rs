@@ -8,6 +8,8 @@
 //! does the same operations in the same order on four neighbours at a time (no fused
 //! multiply-add), so its coefficients are bit-identical to the scalar loop's.
 
+#[cfg(target_arch = "x86_64")]
+use crate::simd::compact_lanes;
 use crate::vector::{dot, mul_add, sub, Vec3};
 use crate::world::{Motion, World};
 
@@ -55,23 +57,11 @@ impl Candidates {
     }
 }
 
-/// Whether the CPU runs the AVX2 filter.
-pub(crate) fn avx2_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// Writes into the first entries of `out` those of the first `found` bodies of `neighbours`
 /// that approach body `i` of `world`, and returns their number. `latest` is the latest
 /// motion-state time of any body: when `i`'s state is at it, `t0` is always `i`'s time and its
 /// position needs no advancing, the common case right after an event, with its own loop.
-/// With `avx2` (where [`avx2_available`]) four neighbours are filtered at a time; the entries
+/// With `avx2` (where [`crate::simd::avx2_available`]) four neighbours are filtered at a time; the entries
 /// of `neighbours` after the first `found` are overwritten.
 #[inline]
 pub(crate) fn approaching(
@@ -211,36 +201,11 @@ fn mul_add_in<const D: usize>(a: Vec3, s: f64, b: Vec3) -> Vec3 {
 /// Per mask of four `f64` lanes: the 32-bit lane permutation that moves the set lanes to the
 /// front, in order.
 #[cfg(target_arch = "x86_64")]
-static COMPACT_F64: [[u32; 8]; 16] = compact_lanes::<2>();
+static COMPACT_F64: [[u32; 8]; 16] = compact_lanes::<16, 2>();
 
 /// Per mask of four `u32` lanes: the lane permutation that moves the set lanes to the front.
 #[cfg(target_arch = "x86_64")]
-static COMPACT_U32: [[u32; 8]; 16] = compact_lanes::<1>();
-
-/// For each of the 16 masks of four lanes of `WIDTH` 32-bit lanes each, the permutation of
-/// 32-bit lanes that moves the set lanes to the front, in order.
-#[cfg(target_arch = "x86_64")]
-const fn compact_lanes<const WIDTH: usize>() -> [[u32; 8]; 16] {
-    let mut table = [[0u32; 8]; 16];
-    let mut mask = 0;
-    while mask < 16 {
-        let mut lane = 0;
-        let mut next = 0;
-        while lane < 4 {
-            if mask & (1 << lane) != 0 {
-                let mut part = 0;
-                while part < WIDTH {
-                    table[mask][next] = (lane * WIDTH + part) as u32;
-                    next += 1;
-                    part += 1;
-                }
-            }
-            lane += 1;
-        }
-        mask += 1;
-    }
-    table
-}
+static COMPACT_U32: [[u32; 8]; 16] = compact_lanes::<16, 1>();
 
 /// [`approaching_scalar`] on four neighbours at a time: their motion records (one cache line
 /// each: position and time, then velocity and radius) are loaded as eight vectors and

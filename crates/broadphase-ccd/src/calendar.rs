@@ -23,12 +23,13 @@
 //! Cost per event: O(1) expected queue updates plus O(neighbours) time-of-impact tests;
 //! memory O(n).
 
-use crate::approach_filter::{approaching, avx2_available, Candidates, FILTER_SLACK};
+use crate::approach_filter::{approaching, Candidates, FILTER_SLACK};
 use crate::cell_grid::{CellGrid, GATHER_SLACK};
 use crate::event::{
     decode_tie, earlier, tie_key, Event, EventKind, RANK_COLLISION, RANK_CROSSING, RANK_WALL,
 };
 use crate::event_queue::{entry_bytes, EventQueue};
+use crate::simd::{avx2_available, prefetch};
 use crate::time_of_impact::{collision_key, impact_time_before, wall_event};
 use crate::world::World;
 
@@ -303,20 +304,6 @@ impl Calendar {
         }
         self.predict(world, a);
     }
-}
-
-/// Hints the CPU to bring `value`'s cache line in; no effect on the program's state.
-#[inline(always)]
-pub(crate) fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch has no architectural effect and never faults; the pointer comes
-    // from a reference.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
 }
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 //! calendar's neighbour search.
 
 use crate::linked_lists::{LinkedLists, NONE};
+use crate::simd::avx2_available;
+#[cfg(target_arch = "x86_64")]
+use crate::simd::compact_lanes;
 use crate::world::World;
 
 /// Inline body slots per cell.
@@ -260,40 +263,10 @@ fn compact_row(run: &[[u32; SLOTS]], me: u32, out: &mut [u32], mut count: usize)
     count
 }
 
-/// Whether the CPU runs [`compact_row_avx2`].
-fn avx2_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Lane permutations that move the lanes set in a mask of eight to the front, in order.
+/// Lane permutations that move the lanes set in a mask of six (three cells of two slots) to
+/// the front, in order.
 #[cfg(target_arch = "x86_64")]
-static COMPACT_LANES: [[u32; 8]; 64] = compact_lanes();
-
-#[cfg(target_arch = "x86_64")]
-const fn compact_lanes() -> [[u32; 8]; 64] {
-    let mut table = [[0u32; 8]; 64];
-    let mut mask = 0;
-    while mask < 64 {
-        let mut lane = 0;
-        let mut next = 0;
-        while lane < 8 {
-            if mask & (1 << lane) != 0 {
-                table[mask][next] = lane as u32;
-                next += 1;
-            }
-            lane += 1;
-        }
-        mask += 1;
-    }
-    table
-}
+static COMPACT_LANES: [[u32; 8]; 64] = compact_lanes::<64, 1>();
 
 /// [`compact_row`] on the run of `cells` cells (at most three) from cell `first` of
 /// `slots`: one load of eight slots, two compares and a lane permutation, with no

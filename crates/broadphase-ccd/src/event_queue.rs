@@ -157,10 +157,10 @@ impl<P: Copy + Default> EventQueue<P> {
         &mut self.entries[body].payload
     }
 
-    /// Starts loading body's entry into the cache (see [`crate::calendar::prefetch`]).
+    /// Starts loading body's entry into the cache (see [`crate::simd::prefetch`]).
     #[inline(always)]
     pub(crate) fn prefetch(&self, body: usize) {
-        crate::calendar::prefetch(&self.entries[body]);
+        crate::simd::prefetch(&self.entries[body]);
     }
 
     /// Sets body's event and files it in its bucket.

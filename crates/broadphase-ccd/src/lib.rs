@@ -35,6 +35,7 @@ pub mod reproduce;
 pub mod response;
 mod run;
 mod scene;
+mod simd;
 mod simulation;
 mod swept_bvh;
 pub mod time_of_impact;
