@@ -32,12 +32,13 @@ pub(crate) struct CellGrid {
     pub(crate) dim: usize,
     pub(crate) cells: [u32; 3],
     pub(crate) width: [f64; 3],
-    /// Per cell: two bodies, or `NONE`.
+    /// Per cell: two bodies, or `NONE`; then [`PADDING_CELLS`] empty cells.
     slots: Vec<[u32; SLOTS]>,
     /// Per cell: the first body of its overflow list, or `NONE`.
     head: Vec<u32>,
-    /// Per cell: whether its overflow list is non-empty. A quarter of the size of `head`, so
-    /// that the check for the rare overflow stays in cache and `head` is read only when set.
+    /// Per cell: 1 when its overflow list is non-empty, else 0; padded like `slots`, so that a
+    /// row's flags are read as one word. A quarter of the size of `head`, so that the check
+    /// for the rare overflow stays in cache and `head` is read only when set.
     overflows: Vec<u8>,
     /// The overflow lists' links.
     lists: LinkedLists,
