@@ -298,8 +298,7 @@ impl Calendar {
             let b = event.b as usize;
             self.counters[b] = self.counters[b].wrapping_add(1);
             // `a` is predicted after `b`: start loading its records now.
-            self.queue.prefetch(a);
-            prefetch(&self.grid.coord[a]);
+            self.prefetch_records(a);
             self.predict(world, b);
         }
         self.predict(world, a);

@@ -41,6 +41,36 @@ fn ccd_json_and_event_log_agree_across_methods() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--no-simd` runs the calendar's scalar kernels: accepted, and the same event log, byte for
+/// byte, as the default kernels (times are printed exactly).
+#[test]
+fn ccd_no_simd_gives_the_same_event_log() {
+    let dir = std::env::temp_dir().join(format!("ccd_no_simd_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut logs = Vec::new();
+    for extra in [None, Some("--no-simd")] {
+        let log = dir.join(format!("{}.csv", extra.unwrap_or("default")));
+        let mut args = vec![
+            "ccd",
+            "--objects",
+            "300",
+            "--seconds",
+            "0.2",
+            "--dim",
+            "3",
+            "--events",
+            log.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let (code, _, stderr) = broadphase(&args);
+        assert_eq!(code, 0, "{stderr}");
+        logs.push(std::fs::read_to_string(&log).unwrap());
+    }
+    assert!(logs[0].lines().count() > 100, "too few events to compare");
+    assert_eq!(logs[0], logs[1], "--no-simd changed the events");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn ccd_check_mode_reports_agreement() {
     let (code, stdout, stderr) = broadphase(&[
