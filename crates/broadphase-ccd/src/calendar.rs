@@ -23,15 +23,17 @@
 //! Cost per event: O(1) expected queue updates plus O(neighbours) time-of-impact tests;
 //! memory O(n).
 
-use crate::approach_filter::{approaching, Candidates, FILTER_SLACK};
 use crate::cell_grid::{CellGrid, GATHER_SLACK};
+use crate::earliest_collision::{CollisionSearch, Earliest, FILTER_SLACK};
 use crate::event::{
     decode_tie, earlier, tie_key, Event, EventKind, RANK_COLLISION, RANK_CROSSING, RANK_WALL,
 };
 use crate::event_queue::{entry_bytes, EventQueue};
-use crate::simd::{avx2_available, prefetch};
-use crate::time_of_impact::{collision_key, impact_time_before, wall_event};
+use crate::linked_lists::NONE;
+use crate::simd::{prefetch, select_f64};
+use crate::time_of_impact::wall_event;
 use crate::world::World;
+use std::hint::select_unpredictable;
 
 /// A body's prediction state.
 #[derive(Debug, Clone, Copy)]
@@ -82,11 +84,8 @@ pub(crate) struct Calendar {
     /// Scratch: the neighbours of the body being predicted, in its first entries; longer than
     /// the number of bodies by the slack the gather and the filter write past them.
     neighbours: Vec<u32>,
-    /// Scratch: the neighbours approaching the body being predicted, in their first `count`
-    /// entries.
-    candidates: Candidates,
-    /// Whether the approach filter runs on AVX2 (detected at run time).
-    avx2: bool,
+    /// The kernel (AVX2 where the CPU has it) and scratch space of the collision search.
+    search: CollisionSearch,
 }
 
 impl Calendar {
@@ -102,8 +101,7 @@ impl Calendar {
             stale: 0,
             latest: world.motion.iter().fold(now, |t, m| t.max(m.time)),
             neighbours: vec![0; n + GATHER_SLACK.max(FILTER_SLACK)],
-            candidates: Candidates::new(n),
-            avx2: simd && avx2_available(),
+            search: CollisionSearch::new(n, simd),
         };
         for i in 0..n {
             calendar.predict(world, i);
@@ -124,9 +122,8 @@ impl Calendar {
     /// Recomputes body `i`'s earliest event and stores it in the queue.
     fn predict(&mut self, world: &World, i: usize) {
         self.prefetch_records(i);
-        let (rest_time, rest_key) = wall_event(world, i).unwrap_or((f64::INFINITY, u64::MAX));
-        let count = self.approaching_neighbours(world, i, None);
-        self.earliest_with_candidates(world, i, count, rest_time, rest_key, 0);
+        let (time, key) = wall_event(world, i).unwrap_or((f64::INFINITY, u64::MAX));
+        self.predict_among_neighbours(world, i, None, Earliest::new(time, key), 0);
     }
 
     /// Moves body `i` one cell along `axis` at its crossing event and re-predicts it: its
@@ -135,14 +132,9 @@ impl Calendar {
     fn cross(&mut self, world: &World, i: usize, axis: usize, up: bool) {
         self.prefetch_records(i);
         self.grid.step(i, axis, up);
-        let count = self.approaching_neighbours(world, i, Some((axis, up)));
-        let BodyState {
-            rest_time,
-            rest_key,
-            rest_partner_counter,
-            ..
-        } = *self.queue.payload(i);
-        self.earliest_with_candidates(world, i, count, rest_time, rest_key, rest_partner_counter);
+        let state = *self.queue.payload(i);
+        let rest = Earliest::new(state.rest_time, state.rest_key);
+        self.predict_among_neighbours(world, i, Some((axis, up)), rest, state.rest_partner_counter);
     }
 
     /// Starts loading body `i`'s queue entry (with its prediction state), which its
@@ -153,71 +145,29 @@ impl Calendar {
         prefetch(&self.grid.coord[i]);
     }
 
-    /// Writes into the first entries of `self.candidates` the neighbours of body `i` that
-    /// approach it (the only ones that can collide with it), with their time-of-impact
-    /// coefficients, and returns their number: all neighbours, or with `Some((axis, up))`
-    /// those of the cell layer its step along `axis` brought into reach.
-    #[inline]
-    fn approaching_neighbours(
+    /// Stores as body `i`'s non-crossing event the earlier of `rest` (a collision with
+    /// partner counter `rest_partner_counter`, or a wall hit) and its earliest collision with
+    /// its neighbours, then schedules `i`: all neighbours, or with `Some((axis, up))` those of
+    /// the cell layer its step along `axis` brought into reach.
+    fn predict_among_neighbours(
         &mut self,
         world: &World,
         i: usize,
         entering: Option<(usize, bool)>,
-    ) -> usize {
-        let found = self.grid.gather(i, entering, &mut self.neighbours);
-        // Touch every neighbour's motion record and event counter first (the counter is read
-        // for the partner a prediction keeps): independent loads, so their cache misses
-        // overlap instead of being spread over the arithmetic.
-        let (mut touched, mut counters) = (0.0, 0u32);
-        for &j in &self.neighbours[..found] {
-            touched += world.motion[j as usize].velocity[0];
-            counters = counters.wrapping_add(self.counters[j as usize]);
-        }
-        std::hint::black_box((touched, counters));
-        approaching(
-            world,
-            i,
-            self.latest,
-            &mut self.neighbours,
-            found,
-            &mut self.candidates,
-            self.avx2,
-        )
-    }
-
-    /// Stores as body `i`'s non-crossing event the earliest of `(rest_time, rest_key)` (with
-    /// its partner counter) and its collisions with the first `count` bodies of
-    /// `self.candidates`, then schedules `i`.
-    fn earliest_with_candidates(
-        &mut self,
-        world: &World,
-        i: usize,
-        count: usize,
-        mut rest_time: f64,
-        mut rest_key: u64,
-        mut rest_partner_counter: u32,
+        rest: Earliest,
+        rest_partner_counter: u32,
     ) {
-        let candidates = &self.candidates;
-        for k in 0..count {
-            let time = impact_time_before(
-                candidates.t0[k],
-                candidates.b[k],
-                candidates.c[k],
-                || candidates.a[k],
-                rest_time,
-            );
-            if let Some(time) = time {
-                let j = candidates.body[k] as usize;
-                let key = collision_key(i.min(j), i.max(j));
-                if earlier(time, key, rest_time, rest_key) {
-                    (rest_time, rest_key) = (time, key);
-                    rest_partner_counter = self.counters[j];
-                }
-            }
-        }
+        let found = self.grid.gather(i, entering, &mut self.neighbours);
+        let best = self
+            .search
+            .earliest(world, i, self.latest, &mut self.neighbours, found, rest);
         let state = self.queue.payload_mut(i);
-        (state.rest_time, state.rest_key) = (rest_time, rest_key);
-        state.rest_partner_counter = rest_partner_counter;
+        (state.rest_time, state.rest_key) = (best.time, best.key);
+        state.rest_partner_counter = if best.partner == NONE {
+            rest_partner_counter
+        } else {
+            self.counters[best.partner as usize]
+        };
         self.schedule(world, i);
     }
 
@@ -228,20 +178,18 @@ impl Calendar {
         let (mut best_time, mut best_key) = (state.rest_time, state.rest_key);
         let m = &world.motion[i];
         let coord = self.grid.coord[i];
+        // Without branches: the sign of a velocity component is a coin flip.
         for axis in 0..world.dim {
-            let v = m.velocity[axis];
-            let (boundary, direction) = if v > 0.0 && coord[axis] + 1 < self.grid.cells[axis] {
-                (f64::from(coord[axis] + 1) * self.grid.width[axis], 1)
-            } else if v < 0.0 && coord[axis] > 0 {
-                (f64::from(coord[axis]) * self.grid.width[axis], 0)
-            } else {
-                continue;
-            };
+            let (v, c) = (m.velocity[axis], coord[axis]);
+            let up = v > 0.0;
+            let crosses = (up & (c + 1 < self.grid.cells[axis])) | ((v < 0.0) & (c > 0));
+            let boundary = f64::from(c + u32::from(up)) * self.grid.width[axis];
             let time = m.time + (boundary - m.position[axis]) / v;
-            let key = tie_key(RANK_CROSSING, i as u32, 2 * axis as u32 + direction);
-            if earlier(time, key, best_time, best_key) {
-                (best_time, best_key) = (time, key);
-            }
+            let time = select_f64(crosses, time, f64::INFINITY);
+            let key = tie_key(RANK_CROSSING, i as u32, 2 * axis as u32 + u32::from(up));
+            let better = earlier(time, key, best_time, best_key);
+            best_time = select_f64(better, time, best_time);
+            best_key = select_unpredictable(better, key, best_key);
         }
         self.queue.payload_mut(i).partner_counter = state.rest_partner_counter;
         self.queue.set(i, best_time, best_key);

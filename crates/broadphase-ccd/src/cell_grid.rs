@@ -11,7 +11,7 @@ use crate::world::World;
 const SLOTS: usize = 2;
 
 /// Cells of `NONE` after the last one, so that the vector gather can load eight slots (four
-/// cells) from any cell.
+/// cells) from any cell of a block.
 const PADDING_CELLS: usize = 4;
 
 /// Entries [`CellGrid::gather`] may write past the bodies it returns: `out` must hold this
@@ -27,12 +27,20 @@ pub(crate) const GATHER_SLACK: usize = 8;
 /// two cache lines and are read without a data-dependent branch) and any further ones in a
 /// doubly linked overflow list stored in arrays: O(1) moves, no allocation after
 /// construction, O(n + cells) memory with cells capped at about 4n.
+///
+/// The cells are stored with a ring of empty cells around the grid, so that the block of
+/// cells around any body is whole: the gather runs the same rows of the same length for
+/// every body, without clipping at the grid's faces.
 #[derive(Debug, Clone)]
 pub(crate) struct CellGrid {
     pub(crate) dim: usize,
     pub(crate) cells: [u32; 3],
     pub(crate) width: [f64; 3],
-    /// Per cell: two bodies, or `NONE`; then [`PADDING_CELLS`] empty cells.
+    /// Distance between the stored cells of adjacent rows, and of adjacent planes (the ring
+    /// included).
+    row_stride: usize,
+    plane_stride: usize,
+    /// Per stored cell: two bodies, or `NONE`; then [`PADDING_CELLS`] empty cells.
     slots: Vec<[u32; SLOTS]>,
     /// Per cell: the first body of its overflow list, or `NONE`.
     head: Vec<u32>,
@@ -62,7 +70,8 @@ impl CellGrid {
             for k in 0..dim {
                 cells[k] = ((world.size[k] / min_width).floor().max(1.0))
                     .min(f64::from(u32::MAX / 2)) as u32;
-                total *= f64::from(cells[k]);
+                // With the ring of empty cells.
+                total *= f64::from(cells[k]) + 2.0;
             }
             if total <= cell_limit {
                 break;
@@ -73,11 +82,15 @@ impl CellGrid {
         for k in 0..dim {
             width[k] = world.size[k] / f64::from(cells[k]);
         }
-        let total = cells.iter().map(|&c| c as usize).product();
+        let stored = |k: usize| if k < dim { cells[k] as usize + 2 } else { 1 };
+        let (row_stride, plane_stride) = (stored(0), stored(0) * stored(1));
+        let total = plane_stride * stored(2);
         let mut grid = CellGrid {
             dim,
             cells,
             width,
+            row_stride,
+            plane_stride,
             slots: vec![[NONE; SLOTS]; total + PADDING_CELLS],
             head: vec![NONE; total],
             overflows: vec![0; total + PADDING_CELLS],
@@ -97,10 +110,11 @@ impl CellGrid {
         grid
     }
 
+    /// Where the cell of coordinates `c` is stored (inside the ring).
     #[inline]
     fn cell_index(&self, c: [u32; 3]) -> usize {
-        (c[0] as usize)
-            + self.cells[0] as usize * (c[1] as usize + self.cells[1] as usize * c[2] as usize)
+        let z = if self.dim == 3 { c[2] as usize + 1 } else { 0 };
+        (c[0] as usize + 1) + self.row_stride * (c[1] as usize + 1) + self.plane_stride * z
     }
 
     /// Puts body `i` into the cell of its coordinates: a free slot, else the overflow list.
@@ -145,28 +159,19 @@ impl CellGrid {
         entering: Option<(usize, bool)>,
         out: &mut [u32],
     ) -> usize {
-        let layer = match entering {
-            None => None,
-            Some((axis, up)) => {
-                let c = self.coord[i][axis];
-                if up {
-                    if c + 1 >= self.cells[axis] {
-                        return 0;
-                    }
-                    Some((axis, c + 1))
-                } else {
-                    if c == 0 {
-                        return 0;
-                    }
-                    Some((axis, c - 1))
-                }
+        if let Some((axis, up)) = entering {
+            let c = self.coord[i][axis];
+            // The layer beyond the grid's face is in the ring: empty.
+            if (up && c + 1 == self.cells[axis]) || (!up && c == 0) {
+                return 0;
             }
-        };
-        if self.avx2 {
-            // SAFETY: `avx2` is only set where the CPU has AVX2 and POPCNT.
-            unsafe { self.gather_block_avx2(i, layer, out) }
-        } else {
-            self.gather_block::<false>(i, layer, out)
+        }
+        // SAFETY: `avx2` is only set where the CPU has AVX2 and POPCNT.
+        match (self.avx2, self.dim) {
+            (true, 2) => unsafe { self.gather_block_avx2::<2>(i, entering, out) },
+            (true, _) => unsafe { self.gather_block_avx2::<3>(i, entering, out) },
+            (false, 2) => self.gather_block::<false, 2>(i, entering, out),
+            (false, _) => self.gather_block::<false, 3>(i, entering, out),
         }
     }
 
@@ -176,52 +181,71 @@ impl CellGrid {
     /// The CPU must have AVX2 and POPCNT.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt")]
-    unsafe fn gather_block_avx2(
+    unsafe fn gather_block_avx2<const D: usize>(
         &self,
         i: usize,
-        layer: Option<(usize, u32)>,
+        layer: Option<(usize, bool)>,
         out: &mut [u32],
     ) -> usize {
-        self.gather_block::<true>(i, layer, out)
+        self.gather_block::<true, D>(i, layer, out)
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    unsafe fn gather_block_avx2(&self, _: usize, _: Option<(usize, u32)>, _: &mut [u32]) -> usize {
+    unsafe fn gather_block_avx2<const D: usize>(
+        &self,
+        _: usize,
+        _: Option<(usize, bool)>,
+        _: &mut [u32],
+    ) -> usize {
         unreachable!("AVX2 is only detected on x86_64")
     }
 
-    /// Gathers the 3^dim block around `i`'s cell, or only its layer `coord[axis] == layer`;
-    /// with `AVX2` (only inlined into [`CellGrid::gather_block_avx2`]) a row at a time.
+    /// Gathers the 3^D block around `i`'s cell, or with `Some((axis, up))` only its layer
+    /// one cell up (or down) along `axis`; with `AVX2` (only inlined into
+    /// [`CellGrid::gather_block_avx2`]) a row at a time. Compiled per dimension, so that a 2D
+    /// grid runs no loop over a third axis.
     ///
     /// Cells are numbered x fastest, so each row of the block is a run of consecutive cells
     /// whose slots are adjacent in memory. Every slot is written to `out` and the count
     /// advances only for a body other than `i`, so occupancy costs no branch; only the rare
     /// overflow lists are walked.
     #[inline(always)]
-    fn gather_block<const AVX2: bool>(
+    fn gather_block<const AVX2: bool, const D: usize>(
         &self,
         i: usize,
-        layer: Option<(usize, u32)>,
+        layer: Option<(usize, bool)>,
         out: &mut [u32],
     ) -> usize {
-        let c = self.coord[i];
-        // Half-open cell ranges per axis (exclusive ranges iterate faster than inclusive ones).
-        let (mut lo, mut hi) = ([0usize; 3], [1usize; 3]);
-        for k in 0..self.dim {
-            lo[k] = c[k].saturating_sub(1) as usize;
-            hi[k] = (c[k] + 2).min(self.cells[k]) as usize;
+        // The block's first stored cell and its extent along each axis. The ring keeps the
+        // block inside the stored cells, so the offsets below never wrap below zero.
+        let mut first = self.cell_index(self.coord[i]) - 1 - self.row_stride;
+        let (mut cells, mut rows, mut planes) = (3, 3, 1);
+        if D == 3 {
+            first -= self.plane_stride;
+            planes = 3;
         }
-        if let Some((axis, at)) = layer {
-            (lo[axis], hi[axis]) = (at as usize, at as usize + 1);
+        match layer {
+            None => {}
+            Some((0, up)) => {
+                first += if up { 2 } else { 0 };
+                cells = 1;
+            }
+            Some((1, up)) => {
+                first += if up { 2 * self.row_stride } else { 0 };
+                rows = 1;
+            }
+            Some((_, up)) => {
+                first += if up { 2 * self.plane_stride } else { 0 };
+                planes = 1;
+            }
         }
-        let row_stride = self.cells[0] as usize;
-        let plane_stride = row_stride * self.cells[1] as usize;
         let me = i as u32;
-        let cells = hi[0] - lo[0];
+        // A row's overflow flags, read as one word: no loop over its cells.
+        let flag_mask = (1u32 << (8 * cells)) - 1;
         let mut count = 0;
-        for z in lo[2]..hi[2] {
-            for y in lo[1]..hi[1] {
-                let first = z * plane_stride + y * row_stride + lo[0];
+        for plane in 0..planes {
+            for row in 0..rows {
+                let first = first + plane * self.plane_stride + row * self.row_stride;
                 count = if AVX2 {
                     // SAFETY: only inlined into `gather_block_avx2`, whose caller guarantees
                     // AVX2 and POPCNT.
@@ -229,10 +253,9 @@ impl CellGrid {
                 } else {
                     compact_row(&self.slots[first..first + cells], me, out, count)
                 };
-                // The run's overflow flags as one word: no loop over its cells.
                 let flags = &self.overflows[first..first + 4];
                 let word = u32::from_le_bytes([flags[0], flags[1], flags[2], flags[3]]);
-                if word & ((1 << (8 * cells)) - 1) != 0 {
+                if word & flag_mask != 0 {
                     for &head in &self.head[first..first + cells] {
                         let mut j = head;
                         while j != NONE {

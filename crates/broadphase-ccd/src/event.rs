@@ -59,7 +59,8 @@ pub(crate) fn decode_tie(key: u64) -> (u64, u32, u32) {
 /// `true` when `(time_a, key_a)` comes strictly before `(time_b, key_b)`.
 #[inline]
 pub(crate) fn earlier(time_a: f64, key_a: u64, time_b: f64, key_b: u64) -> bool {
-    time_a < time_b || (time_a == time_b && key_a < key_b)
+    // Non-short-circuit operators: no branch on the (unpredictable) comparisons.
+    (time_a < time_b) | ((time_a == time_b) & (key_a < key_b))
 }
 
 impl Event {

@@ -22,11 +22,11 @@
 #![allow(clippy::needless_range_loop)]
 
 mod all_pairs;
-mod approach_filter;
 mod body;
 mod calendar;
 mod cell_grid;
 pub mod discrete;
+mod earliest_collision;
 mod error;
 mod event;
 mod event_queue;

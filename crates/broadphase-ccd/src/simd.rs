@@ -1,5 +1,5 @@
-//! What the calendar's vector kernels share: run-time detection of AVX2, the lane tables of
-//! their compactions, and a cache prefetch hint.
+//! What the calendar's kernels share: run-time detection of AVX2, the lane tables of their
+//! compactions, a branch-free select and a cache prefetch hint.
 
 /// Whether the CPU runs the AVX2 kernels (AVX2 and POPCNT).
 pub(crate) fn avx2_available() -> bool {
@@ -40,6 +40,15 @@ pub(crate) const fn compact_lanes<const MASKS: usize, const WIDTH: usize>() -> [
     table
 }
 
+/// `if condition { a } else { b }` without a branch, for conditions that are coin flips
+/// (`std::hint::select_unpredictable` still compiles to a branch on `f64`): a mask on the
+/// bits, so that the CPU never speculates on it.
+#[inline(always)]
+pub(crate) fn select_f64(condition: bool, a: f64, b: f64) -> f64 {
+    let mask = u64::from(condition).wrapping_neg();
+    f64::from_bits((a.to_bits() & mask) | (b.to_bits() & !mask))
+}
+
 /// Hints the CPU to bring `value`'s cache line in; no effect on the program's state.
 #[inline(always)]
 pub(crate) fn prefetch<T>(value: &T) {
@@ -54,15 +63,23 @@ pub(crate) fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
-    use super::compact_lanes;
+    use super::select_f64;
 
     #[test]
+    fn select_f64_picks_by_the_condition_bit_for_bit() {
+        assert_eq!(select_f64(true, -0.0, 1.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(select_f64(false, -0.0, f64::INFINITY), f64::INFINITY);
+        assert!(select_f64(true, f64::NAN, 1.0).is_nan());
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
     fn tables_move_the_set_lanes_to_the_front() {
-        let bytes: [[u32; 8]; 64] = compact_lanes::<64, 1>();
+        let bytes: [[u32; 8]; 64] = super::compact_lanes::<64, 1>();
         assert_eq!(bytes[0b101001][..3], [0, 3, 5]);
-        let pairs: [[u32; 8]; 16] = compact_lanes::<16, 2>();
+        let pairs: [[u32; 8]; 16] = super::compact_lanes::<16, 2>();
         assert_eq!(pairs[0b1010][..4], [2, 3, 6, 7]);
         assert_eq!(pairs[0b1111], [0, 1, 2, 3, 4, 5, 6, 7]);
     }

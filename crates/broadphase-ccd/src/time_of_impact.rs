@@ -86,13 +86,10 @@ pub(crate) fn impact_time_before(
 /// rounding slightly past) that wall hits it immediately.
 #[inline]
 pub fn sphere_wall(p: f64, v: f64, radius: f64, extent: f64) -> Option<(f64, u32)> {
-    if v > 0.0 {
-        Some((((extent - radius - p) / v).max(0.0), 1))
-    } else if v < 0.0 {
-        Some((((radius - p) / v).max(0.0), 0))
-    } else {
-        None
-    }
+    // A select rather than a branch: the sign of `v` is a coin flip.
+    let up = v > 0.0;
+    let gap = crate::simd::select_f64(up, extent - radius - p, radius - p);
+    (v != 0.0).then_some(((gap / v).max(0.0), u32::from(up)))
 }
 
 /// Absolute time at which bodies `a < b` of `world` collide, from their stored motion states.
@@ -133,17 +130,20 @@ pub(crate) fn motion_pair_time_before(ma: &Motion, mb: &Motion, bound: f64) -> O
 pub(crate) fn wall_event(world: &World, i: usize) -> Option<(f64, u64)> {
     let m = &world.motion[i];
     let (p, v, r) = (m.position, m.velocity, m.radius);
-    let mut best: Option<(f64, u32)> = None;
+    // Selects rather than branches (the walls' order is a coin flip); an axis without a hit
+    // (`v == 0`) or with an infinite time is never taken, and neither is ever returned.
+    let (mut best_dt, mut best_wall) = (f64::INFINITY, 0);
     for axis in 0..world.dim {
         if let Some((dt, side)) = sphere_wall(p[axis], v[axis], r, world.size[axis]) {
-            if best.is_none_or(|(t, _)| dt < t) {
-                best = Some((dt, 2 * axis as u32 + side));
-            }
+            let take = dt < best_dt;
+            best_dt = crate::simd::select_f64(take, dt, best_dt);
+            best_wall = std::hint::select_unpredictable(take, 2 * axis as u32 + side, best_wall);
         }
     }
     // A time beyond f64 (subnormal speed far from the wall) is never.
-    best.map(|(dt, wall)| (m.time + dt, tie_key(RANK_WALL, i as u32, wall)))
-        .filter(|(t, _)| t.is_finite())
+    let time = m.time + best_dt;
+    time.is_finite()
+        .then(|| (time, tie_key(RANK_WALL, i as u32, best_wall)))
 }
 
 /// The collision tie key of bodies `a < b`.
