@@ -216,6 +216,7 @@ impl Calendar {
                         self.stale += 1;
                         self.predict(world, i);
                     } else {
+                        self.prefetch_event_bodies(world, i, partner);
                         return Some(Event {
                             time: top.time,
                             kind: EventKind::Collision,
@@ -225,16 +226,30 @@ impl Calendar {
                     }
                 }
                 RANK_WALL => {
+                    self.prefetch_event_bodies(world, i, i);
                     return Some(Event {
                         time: top.time,
                         kind: EventKind::Wall,
                         a,
                         b,
-                    })
+                    });
                 }
                 _ => unreachable!("tie keys carry ranks 0..=2 only"),
             }
         }
+    }
+
+    /// Starts loading what the event of bodies `a` and `b` (`a` twice for a wall hit) reads
+    /// next: their motion records, which the simulation changes, and their cells, the first
+    /// link of each prediction's chain of dependent loads (cell, then slots, then the
+    /// neighbours' records).
+    #[inline(always)]
+    fn prefetch_event_bodies(&self, world: &World, a: usize, b: usize) {
+        for body in [a, b] {
+            prefetch(&world.motion[body]);
+            prefetch(&self.grid.coord[body]);
+        }
+        self.queue.prefetch(b);
     }
 
     /// Re-predicts the bodies of `event`, whose motion the simulation has just changed.
@@ -245,8 +260,10 @@ impl Calendar {
         if event.kind == EventKind::Collision {
             let b = event.b as usize;
             self.counters[b] = self.counters[b].wrapping_add(1);
-            // `a` is predicted after `b`: start loading its records now.
+            // `a` is predicted after `b`: start loading its records and cells now.
             self.prefetch_records(a);
+            self.grid.prefetch_block(a);
+            self.grid.prefetch_block(b);
             self.predict(world, b);
         }
         self.predict(world, a);

@@ -147,6 +147,26 @@ impl CellGrid {
         self.link(i as u32);
     }
 
+    /// Starts loading the slots of the 3^dim block around body `i`'s cell (see
+    /// [`crate::simd::prefetch`]): the first and last cell of each row.
+    #[inline]
+    pub(crate) fn prefetch_block(&self, i: usize) {
+        let first = self.cell_index(self.coord[i]) - 1 - self.row_stride;
+        let planes = if self.dim == 3 { 3 } else { 1 };
+        let first = if self.dim == 3 {
+            first - self.plane_stride
+        } else {
+            first
+        };
+        for plane in 0..planes {
+            for row in 0..3 {
+                let start = first + plane * self.plane_stride + row * self.row_stride;
+                crate::simd::prefetch(&self.slots[start]);
+                crate::simd::prefetch(&self.slots[start + 2]);
+            }
+        }
+    }
+
     /// Writes into `out` every body `j != i` in the cells adjacent to (or equal to) `i`'s, or
     /// with `Some((axis, up))`, after `i` stepped one cell along `axis` (up if `up`), those of
     /// the layer of cells that just became adjacent to `i`'s cell (none at the grid's edge),

@@ -520,6 +520,9 @@ mod tests {
                 ties += usize::from(equal.count() > 1);
             }
         }
-        assert!(found > 500 && ties > 25 && contacts > 100, "{found} {ties} {contacts}");
+        assert!(
+            found > 500 && ties > 25 && contacts > 100,
+            "{found} {ties} {contacts}"
+        );
     }
 }
