@@ -148,21 +148,21 @@ impl CellGrid {
     }
 
     /// Starts loading the slots of the 3^dim block around body `i`'s cell (see
-    /// [`crate::simd::prefetch`]): the first and last cell of each row.
+    /// [`crate::simd::prefetch_address`]): the first and last cell of each row.
     #[inline]
     pub(crate) fn prefetch_block(&self, i: usize) {
-        let first = self.cell_index(self.coord[i]) - 1 - self.row_stride;
-        let planes = if self.dim == 3 { 3 } else { 1 };
-        let first = if self.dim == 3 {
-            first - self.plane_stride
-        } else {
-            first
-        };
+        let mut first = self.cell_index(self.coord[i]) - 1 - self.row_stride;
+        let mut planes = 1;
+        if self.dim == 3 {
+            first -= self.plane_stride;
+            planes = 3;
+        }
+        let slots = self.slots.as_ptr();
         for plane in 0..planes {
-            for row in 0..3 {
-                let start = first + plane * self.plane_stride + row * self.row_stride;
-                crate::simd::prefetch(&self.slots[start]);
-                crate::simd::prefetch(&self.slots[start + 2]);
+            let start = first + plane * self.plane_stride;
+            for row in [start, start + self.row_stride, start + 2 * self.row_stride] {
+                crate::simd::prefetch_address(slots.wrapping_add(row));
+                crate::simd::prefetch_address(slots.wrapping_add(row + 2));
             }
         }
     }

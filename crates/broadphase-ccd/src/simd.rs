@@ -52,15 +52,21 @@ pub(crate) fn select_f64(condition: bool, a: f64, b: f64) -> f64 {
 /// Hints the CPU to bring `value`'s cache line in; no effect on the program's state.
 #[inline(always)]
 pub(crate) fn prefetch<T>(value: &T) {
+    prefetch_address(value as *const T);
+}
+
+/// Hints the CPU to bring the cache line at `address` in; no effect on the program's state,
+/// whatever the address (it is never dereferenced), so callers need no bounds check.
+#[inline(always)]
+pub(crate) fn prefetch_address<T>(address: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch has no architectural effect and never faults; the pointer comes
-    // from a reference.
+    // SAFETY: a prefetch has no architectural effect and never faults, on any address.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
+        _mm_prefetch::<_MM_HINT_T0>(address.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
+    let _ = address;
 }
 
 #[cfg(test)]
