@@ -240,13 +240,14 @@ impl Calendar {
     }
 
     /// Starts loading what the event of bodies `a` and `b` (`a` twice for a wall hit) reads
-    /// next: their motion records, which the simulation changes, and their cells, the first
-    /// link of each prediction's chain of dependent loads (cell, then slots, then the
-    /// neighbours' records).
+    /// next: their motion records and masses, which the simulation reads and changes, and
+    /// their cells, the first link of each prediction's chain of dependent loads (cell, then
+    /// slots, then the neighbours' records).
     #[inline(always)]
     fn prefetch_event_bodies(&self, world: &World, a: usize, b: usize) {
         for body in [a, b] {
             prefetch(&world.motion[body]);
+            prefetch(&world.mass[body]);
             prefetch(&self.grid.coord[body]);
         }
         self.queue.prefetch(b);
