@@ -79,7 +79,7 @@ pub(crate) struct Calendar {
     /// Stale predictions discarded.
     stale: u64,
     /// The latest motion-state time of any body (the latest event time): a body whose state
-    /// is at this time needs no advancing in the approach filter.
+    /// is at this time needs no advancing in the collision search.
     latest: f64,
     /// Scratch: the neighbours of the body being predicted, in its first entries; longer than
     /// the number of bodies by the slack the gather and the filter write past them.
@@ -324,9 +324,9 @@ mod tests {
         }
     }
 
-    /// The calendar computes pair times from its own approach-filter coefficients; they must
-    /// be bit-identical to `motion_pair_time_before` (what the other methods use), in 2D and
-    /// 3D, through both filter loops (a predicted body at the latest time, right after its
+    /// The calendar computes pair times in its own collision search; they must be
+    /// bit-identical to `motion_pair_time_before` (what the other methods use), in 2D and 3D,
+    /// through both of its loops (a predicted body at the latest time, right after its
     /// event, and an older one at crossings and stale re-predictions), at sparse and dense
     /// packings and with equal masses (more ties in speed).
     #[test]

@@ -91,7 +91,7 @@ proptest! {
     }
 }
 
-/// The calendar's vector kernels (the AVX2 gather and approach filter, where the CPU has
+/// The calendar's vector kernels (the AVX2 gather and collision search, where the CPU has
 /// them) and its scalar ones give the same events with bit-identical times, through many
 /// cell crossings, in 2D and 3D, at a sparse and a dense packing.
 #[test]
