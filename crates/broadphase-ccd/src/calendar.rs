@@ -184,10 +184,10 @@ impl Calendar {
             let up = v > 0.0;
             let crosses = (up & (c + 1 < self.grid.cells[axis])) | ((v < 0.0) & (c > 0));
             let boundary = f64::from(c + u32::from(up)) * self.grid.width[axis];
+            // Meaningless (even NaN) where it does not cross, and then not taken.
             let time = m.time + (boundary - m.position[axis]) / v;
-            let time = select_f64(crosses, time, f64::INFINITY);
             let key = tie_key(RANK_CROSSING, i as u32, 2 * axis as u32 + u32::from(up));
-            let better = earlier(time, key, best_time, best_key);
+            let better = crosses & earlier(time, key, best_time, best_key);
             best_time = select_f64(better, time, best_time);
             best_key = select_unpredictable(better, key, best_key);
         }
