@@ -26,7 +26,7 @@ use crate::world::{Motion, World};
 pub(crate) const FILTER_SLACK: usize = 4;
 
 /// A body's earliest event found so far: its time, its tie key, and for a collision found by
-/// [`earliest_collision`], the partner (else [`NONE`]).
+/// [`CollisionSearch::earliest`], the partner (else [`NONE`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Earliest {
     pub(crate) time: f64,
@@ -52,8 +52,10 @@ impl Earliest {
         }
     }
 }
-/// Approaching neighbours, as arrays (the scalar kernel's): pair `k` has the quadratic `a t^2 + 2 b t + c` in time
-/// after `t0[k]` (`b = dp·dv < 0`, `c = |dp|^2 - s^2`, `a = |dv|^2`) with body `body[k]`.
+
+/// Approaching neighbours, as arrays (the scalar kernel's): pair `k` has the quadratic
+/// `a t^2 + 2 b t + c` in time after `t0[k]` (`b = dp·dv < 0`, `c = |dp|^2 - s^2`,
+/// `a = |dv|^2`) with body `body[k]`.
 #[derive(Debug, Clone)]
 struct Candidates {
     t0: Vec<f64>,
@@ -182,8 +184,10 @@ fn earliest_of_candidates(
     best
 }
 
-/// [`approaching`] one neighbour at a time in `D` dimensions: in 2D the `z` components are
-/// all zero, and leaving out their zero terms changes no sum but the sign of a zero.
+/// The scalar kernel's filter: writes into the first entries of `out` the `neighbours` that
+/// approach body `i`, with their quadratics' coefficients, and returns their number. In `D`
+/// dimensions: in 2D the `z` components are all zero, and leaving out their zero terms
+/// changes no sum but the sign of a zero.
 ///
 /// The filter is branch free (every neighbour is written, the count advances by the test),
 /// so the coin-flip approach test costs no branch mispredictions.
@@ -286,9 +290,9 @@ fn mul_add_in<const D: usize>(a: Vec3, s: f64, b: Vec3) -> Vec3 {
     }
 }
 
-/// [`earliest_collision`] on four neighbours at a time: their motion records (one cache line
-/// each: position and time, then velocity and radius) are loaded as eight vectors and
-/// transposed, and the approach test and the quadratic of [`approaching_scalar`] and
+/// [`CollisionSearch::earliest`] on four neighbours at a time: their motion records (one
+/// cache line each: position and time, then velocity and radius) are loaded as eight vectors
+/// and transposed, and the approach test and the quadratic of [`approaching_scalar`] and
 /// [`impact_time_before`] run lane-wise. Lanes that collide no later than the best event so
 /// far (rarely more than one per call) are offered to it in lane order.
 ///

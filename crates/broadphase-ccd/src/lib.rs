@@ -15,7 +15,7 @@
 //! object index, then by partner (or wall) index. All methods compute a pair's time from the
 //! two bodies' stored states with the same arithmetic, so their times are bit-identical.
 //!
-//! [`run`] runs a generated benchmark scene ([`SceneConfig`], thesis ch. 5.2) and
+//! [`run()`] runs a generated benchmark scene ([`SceneConfig`], thesis ch. 5.2) and
 //! [`reproduce`] regenerates the thesis's Tables 5.1 and 5.2.
 #![deny(missing_docs)]
 // Loops over axes index several per-axis arrays in lock step; indices read clearer there.
