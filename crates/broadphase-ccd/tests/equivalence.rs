@@ -354,3 +354,70 @@ fn invalid_inputs_are_typed_errors() {
     ));
     assert!("quadtree".parse::<Method>().is_err());
 }
+
+/// Worlds whose cell grids are degenerate: one cell per axis, a single row of cells (the
+/// grid's ring of empty cells is most of it), and a flat slab one cell thick. The calendar,
+/// with and without its vector kernels, gives all-pairs' events.
+#[test]
+fn calendar_matches_all_pairs_on_degenerate_grids() {
+    let mut state = 3u64;
+    let mut unit = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for (dim, size, count) in [
+        (2, [3.0, 3.0, 0.0], 6),
+        (3, [3.0, 3.0, 3.0], 8),
+        (2, [400.0, 2.0, 0.0], 120),
+        (3, [400.0, 2.0, 2.0], 120),
+        (3, [60.0, 60.0, 2.0], 200),
+    ] {
+        // Bodies of radius 0.4 on a lattice of spacing 1 (no initial overlap), moving at
+        // random.
+        let mut bodies = Vec::new();
+        let cells = [0, 1, 2].map(|k| if k < dim { size[k] as usize - 1 } else { 1 });
+        'fill: for z in 0..cells[2] {
+            for y in 0..cells[1] {
+                for x in 0..cells[0] {
+                    if bodies.len() == count {
+                        break 'fill;
+                    }
+                    let at = [x, y, z].map(|c| c as f64 + 1.0);
+                    let position = [at[0], at[1], if dim == 3 { at[2] } else { 0.0 }];
+                    let velocity =
+                        [0, 1, 2].map(|k| if k < dim { 4.0 * unit() - 2.0 } else { 0.0 });
+                    bodies.push(Body::new(position, velocity, 0.4, MassModel::Equal, dim));
+                }
+            }
+        }
+        let world = World::new(dim, size, &bodies).unwrap();
+        let reference = events_of(
+            &world,
+            Method::AllPairs,
+            &FinderOptions::default(),
+            3000,
+            1e3,
+        );
+        assert!(
+            reference.len() > 500,
+            "{dim}D {size:?}: {}",
+            reference.len()
+        );
+        for simd in [true, false] {
+            let options = FinderOptions {
+                simd,
+                ..FinderOptions::default()
+            };
+            let got = events_of(&world, Method::Calendar, &options, 3000, 1e3);
+            assert_eq!(got.len(), reference.len(), "{dim}D {size:?} simd {simd}");
+            for (k, (x, y)) in reference.iter().zip(&got).enumerate() {
+                assert!(
+                    x.matches(y, 0.0),
+                    "{dim}D {size:?} simd {simd}, event {k}: {x} vs {y}"
+                );
+            }
+        }
+    }
+}
