@@ -239,10 +239,9 @@ impl CellGrid {
         // The block's first stored cell and its extent along each axis. The ring keeps the
         // block inside the stored cells, so the offsets below never wrap below zero.
         let mut first = self.cell_index(self.coord[i]) - 1 - self.row_stride;
-        let (mut cells, mut rows, mut planes) = (3, 3, 1);
+        let mut cells = 3;
         if D == 3 {
             first -= self.plane_stride;
-            planes = 3;
         }
         match layer {
             None => {}
@@ -250,21 +249,34 @@ impl CellGrid {
                 first += if up { 2 } else { 0 };
                 cells = 1;
             }
-            Some((1, up)) => {
-                first += if up { 2 * self.row_stride } else { 0 };
-                rows = 1;
-            }
-            Some((_, up)) => {
-                first += if up { 2 * self.plane_stride } else { 0 };
-                planes = 1;
-            }
+            Some((1, up)) => first += if up { 2 * self.row_stride } else { 0 },
+            Some((_, up)) => first += if up { 2 * self.plane_stride } else { 0 },
         }
+        // Constant trip counts, so that the rows are unrolled.
+        match (D, layer) {
+            (2, Some((1, _))) => self.rows::<AVX2, 1, 1>(first, cells, i, out),
+            (2, _) | (_, Some((2, _))) => self.rows::<AVX2, 1, 3>(first, cells, i, out),
+            (_, Some((1, _))) => self.rows::<AVX2, 3, 1>(first, cells, i, out),
+            _ => self.rows::<AVX2, 3, 3>(first, cells, i, out),
+        }
+    }
+
+    /// Gathers `PLANES` × `ROWS` runs of `cells` cells from cell `first` (see
+    /// [`CellGrid::gather_block`]).
+    #[inline(always)]
+    fn rows<const AVX2: bool, const PLANES: usize, const ROWS: usize>(
+        &self,
+        first: usize,
+        cells: usize,
+        i: usize,
+        out: &mut [u32],
+    ) -> usize {
         let me = i as u32;
         // A row's overflow flags, read as one word: no loop over its cells.
         let flag_mask = (1u32 << (8 * cells)) - 1;
         let mut count = 0;
-        for plane in 0..planes {
-            for row in 0..rows {
+        for plane in 0..PLANES {
+            for row in 0..ROWS {
                 let first = first + plane * self.plane_stride + row * self.row_stride;
                 count = if AVX2 {
                     // SAFETY: only inlined into `gather_block_avx2`, whose caller guarantees
@@ -273,9 +285,10 @@ impl CellGrid {
                 } else {
                     compact_row(&self.slots[first..first + cells], me, out, count)
                 };
-                let flags = &self.overflows[first..first + 4];
-                let word = u32::from_le_bytes([flags[0], flags[1], flags[2], flags[3]]);
-                if word & flag_mask != 0 {
+                let flags: [u8; 4] = self.overflows[first..first + 4]
+                    .try_into()
+                    .expect("a slice of four");
+                if u32::from_le_bytes(flags) & flag_mask != 0 {
                     for &head in &self.head[first..first + cells] {
                         let mut j = head;
                         while j != NONE {
