@@ -360,13 +360,8 @@ fn invalid_inputs_are_typed_errors() {
 /// with and without its vector kernels, gives all-pairs' events.
 #[test]
 fn calendar_matches_all_pairs_on_degenerate_grids() {
-    let mut state = 3u64;
-    let mut unit = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    // Spread over [0, 1) by the golden ratio: varied speeds without a generator.
+    let unit = |k: usize| (k as f64 * 0.618_033_988_749_895).fract();
     for (dim, size, count) in [
         (2, [3.0, 3.0, 0.0], 6),
         (3, [3.0, 3.0, 3.0], 8),
@@ -374,8 +369,8 @@ fn calendar_matches_all_pairs_on_degenerate_grids() {
         (3, [400.0, 2.0, 2.0], 120),
         (3, [60.0, 60.0, 2.0], 200),
     ] {
-        // Bodies of radius 0.4 on a lattice of spacing 1 (no initial overlap), moving at
-        // random.
+        // Bodies of radius 0.4 on a lattice of spacing 1 (no initial overlap), moving in
+        // varied directions.
         let mut bodies = Vec::new();
         let cells = [0, 1, 2].map(|k| if k < dim { size[k] as usize - 1 } else { 1 });
         'fill: for z in 0..cells[2] {
@@ -386,8 +381,14 @@ fn calendar_matches_all_pairs_on_degenerate_grids() {
                     }
                     let at = [x, y, z].map(|c| c as f64 + 1.0);
                     let position = [at[0], at[1], if dim == 3 { at[2] } else { 0.0 }];
-                    let velocity =
-                        [0, 1, 2].map(|k| if k < dim { 4.0 * unit() - 2.0 } else { 0.0 });
+                    let draw = 3 * bodies.len();
+                    let velocity = [0, 1, 2].map(|k| {
+                        if k < dim {
+                            4.0 * unit(draw + k) - 2.0
+                        } else {
+                            0.0
+                        }
+                    });
                     bodies.push(Body::new(position, velocity, 0.4, MassModel::Equal, dim));
                 }
             }
