@@ -3,8 +3,6 @@
 
 use crate::linked_lists::{LinkedLists, NONE};
 use crate::simd::avx2_available;
-#[cfg(target_arch = "x86_64")]
-use crate::simd::compact_lanes;
 use crate::world::World;
 
 /// Inline body slots per cell.
@@ -151,12 +149,8 @@ impl CellGrid {
     /// [`crate::simd::prefetch_address`]): the first and last cell of each row.
     #[inline]
     pub(crate) fn prefetch_block(&self, i: usize) {
-        let mut first = self.cell_index(self.coord[i]) - 1 - self.row_stride;
-        let mut planes = 1;
-        if self.dim == 3 {
-            first -= self.plane_stride;
-            planes = 3;
-        }
+        let first = self.block_first(i);
+        let planes = if self.dim == 3 { 3 } else { 1 };
         let slots = self.slots.as_ptr();
         for plane in 0..planes {
             let start = first + plane * self.plane_stride;
@@ -164,6 +158,18 @@ impl CellGrid {
                 crate::simd::prefetch_address(slots.wrapping_add(row));
                 crate::simd::prefetch_address(slots.wrapping_add(row + 2));
             }
+        }
+    }
+
+    /// The first stored cell of the 3^dim block around body `i`'s cell. The ring keeps the
+    /// block inside the stored cells, so the offsets never wrap below zero.
+    #[inline(always)]
+    fn block_first(&self, i: usize) -> usize {
+        let first = self.cell_index(self.coord[i]) - 1 - self.row_stride;
+        if self.dim == 3 {
+            first - self.plane_stride
+        } else {
+            first
         }
     }
 
@@ -236,13 +242,9 @@ impl CellGrid {
         layer: Option<(usize, bool)>,
         out: &mut [u32],
     ) -> usize {
-        // The block's first stored cell and its extent along each axis. The ring keeps the
-        // block inside the stored cells, so the offsets below never wrap below zero.
-        let mut first = self.cell_index(self.coord[i]) - 1 - self.row_stride;
+        // The block's (or layer's) first stored cell, and its cells per row.
+        let mut first = self.block_first(i);
         let mut cells = 3;
-        if D == 3 {
-            first -= self.plane_stride;
-        }
         match layer {
             None => {}
             Some((0, up)) => {
@@ -321,9 +323,28 @@ fn compact_row(run: &[[u32; SLOTS]], me: u32, out: &mut [u32], mut count: usize)
 }
 
 /// Lane permutations that move the lanes set in a mask of six (three cells of two slots) to
-/// the front, in order.
+/// the front, in order, for `_mm256_permutevar8x32_epi32`.
 #[cfg(target_arch = "x86_64")]
-static COMPACT_LANES: [[u32; 8]; 64] = compact_lanes::<64, 1>();
+static COMPACT_LANES: [[u32; 8]; 64] = compact_lanes();
+
+/// The table of [`COMPACT_LANES`].
+#[cfg(target_arch = "x86_64")]
+const fn compact_lanes() -> [[u32; 8]; 64] {
+    let mut table = [[0u32; 8]; 64];
+    let mut mask = 0;
+    while mask < 64 {
+        let (mut lane, mut next) = (0, 0);
+        while lane < 6 {
+            if mask & (1 << lane) != 0 {
+                table[mask][next] = lane as u32;
+                next += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+}
 
 /// [`compact_row`] on the run of `cells` cells (at most three) from cell `first` of
 /// `slots`: one load of eight slots, two compares and a lane permutation, with no
@@ -382,6 +403,14 @@ unsafe fn compact_row_avx2(
 mod tests {
     use super::*;
     use crate::scene::{generate_scene, SceneConfig};
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn lane_table_moves_the_set_lanes_to_the_front() {
+        assert_eq!(COMPACT_LANES[0b101001][..3], [0, 3, 5]);
+        assert_eq!(COMPACT_LANES[0b111111][..6], [0, 1, 2, 3, 4, 5]);
+        assert_eq!(COMPACT_LANES[0b100000][0], 5);
+    }
 
     /// The bodies of the 3^dim block around `i`'s cell (or its layer), from the coordinates.
     fn expected_block(grid: &CellGrid, i: usize, layer: Option<(usize, u32)>) -> Vec<u32> {

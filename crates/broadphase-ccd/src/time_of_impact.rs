@@ -86,10 +86,13 @@ pub(crate) fn impact_time_before(
 /// rounding slightly past) that wall hits it immediately.
 #[inline]
 pub fn sphere_wall(p: f64, v: f64, radius: f64, extent: f64) -> Option<(f64, u32)> {
-    // A select rather than a branch: the sign of `v` is a coin flip.
-    let up = v > 0.0;
-    let gap = crate::simd::select_f64(up, extent - radius - p, radius - p);
-    (v != 0.0).then_some(((gap / v).max(0.0), u32::from(up)))
+    if v > 0.0 {
+        Some((((extent - radius - p) / v).max(0.0), 1))
+    } else if v < 0.0 {
+        Some((((radius - p) / v).max(0.0), 0))
+    } else {
+        None
+    }
 }
 
 /// Absolute time at which bodies `a < b` of `world` collide, from their stored motion states.
