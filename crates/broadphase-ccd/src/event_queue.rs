@@ -12,6 +12,7 @@
 //! as there are bodies: rebuilds cost O(1) per update. When scans grow long (the event rate
 //! rose), every body is filed again at the current rate, at most once per n scans.
 
+use crate::event::earlier;
 use crate::linked_lists::NONE;
 
 /// Scans between two checks for crowded buckets (at least; n when larger).
@@ -72,12 +73,6 @@ pub(crate) struct EventQueue<P = ()> {
     scanned: u64,
     /// Scratch for the first layout's median.
     offsets: Vec<f64>,
-}
-
-/// `true` when `(t1, k1)` comes strictly before `(t2, k2)`.
-#[inline(always)]
-fn before(t1: f64, k1: u64, t2: f64, k2: u64) -> bool {
-    t1 < t2 || (t1 == t2 && k1 < k2)
 }
 
 impl<P: Copy + Default> EventQueue<P> {
@@ -198,7 +193,7 @@ impl<P: Copy + Default> EventQueue<P> {
             visited += 1;
             let (b, i) = (best as usize, body as usize);
             let (e, best_entry) = (&self.entries[i], &self.entries[b]);
-            if before(e.time, e.key, best_entry.time, best_entry.key) {
+            if earlier(e.time, e.key, best_entry.time, best_entry.key) {
                 best = body;
             }
             body = self.entries[body as usize].next;
