@@ -108,9 +108,11 @@ pub fn run(config: &RunConfig, on_event: &mut dyn FnMut(&Event)) -> Result<RunRe
     let mut completed = true;
     let mut index = 0u64;
     loop {
-        let event = sim.peek_event().filter(|e| e.time <= config.seconds);
+        // Both events are applied before they are compared: the comparison does not depend
+        // on the state that leaves.
+        let event = sim.next_event_until(config.seconds);
         if let Some(reference) = reference.as_mut() {
-            let expected = reference.peek_event().filter(|e| e.time <= config.seconds);
+            let expected = reference.next_event_until(config.seconds);
             let same = match (&expected, &event) {
                 (Some(x), Some(y)) => x.matches(y, 1e-9),
                 (None, None) => true,
@@ -124,12 +126,8 @@ pub fn run(config: &RunConfig, on_event: &mut dyn FnMut(&Event)) -> Result<RunRe
                     found: EventText(event),
                 });
             }
-            if expected.is_some() {
-                reference.next_event();
-            }
         }
         let Some(event) = event else { break };
-        sim.next_event();
         on_event(&event);
         index += 1;
         if index.is_multiple_of(CAP_CHECK_INTERVAL) {

@@ -183,6 +183,26 @@ impl Simulation {
         Some(event)
     }
 
+    /// The next event if it happens no later than `t`: its response is applied and `now`
+    /// moves to its time, as with [`Simulation::next_event`]; else `None`, and nothing
+    /// changes. One search for the event, where [`Simulation::peek_event`] followed by
+    /// [`Simulation::next_event`] makes two.
+    ///
+    /// ```
+    /// use broadphase_ccd::{Body, MassModel, Method, Simulation, World};
+    /// let bodies = [Body::new([1.0, 1.0, 0.0], [1.0, 0.0, 0.0], 0.5, MassModel::Equal, 2)];
+    /// let world = World::new(2, [10.0, 2.0, 0.0], &bodies).unwrap();
+    /// let mut sim = Simulation::new(world, Method::Calendar, &Default::default()).unwrap();
+    /// // The wall at x = 10 is hit at t = 8.5.
+    /// assert!(sim.next_event_until(8.0).is_none());
+    /// assert_eq!(sim.next_event_until(9.0).unwrap().time, 8.5);
+    /// ```
+    pub fn next_event_until(&mut self, t: f64) -> Option<Event> {
+        let event = self.peek_event().filter(|e| e.time <= t)?;
+        self.apply(&event);
+        Some(event)
+    }
+
     fn apply(&mut self, event: &Event) {
         let (a, b) = (event.a as usize, event.b);
         match event.kind {
@@ -214,11 +234,7 @@ impl Simulation {
             return Err(CcdError::BadTime(t));
         }
         let mut count = 0;
-        while let Some(event) = self.peek_event() {
-            if event.time > t {
-                break;
-            }
-            self.apply(&event);
+        while let Some(event) = self.next_event_until(t) {
             on_event(&event);
             count += 1;
         }
