@@ -204,6 +204,7 @@ impl Calendar {
                 return None;
             }
             let i = top.body as usize;
+            self.look_ahead(world, top.body, top.next);
             let (rank, a, b) = decode_tie(top.key);
             match rank {
                 RANK_CROSSING => {
@@ -237,6 +238,28 @@ impl Calendar {
                 _ => unreachable!("tie keys carry ranks 0..=2 only"),
             }
         }
+    }
+
+    /// Starts loading the slots of the cells around body `i`, whose event is first in the
+    /// queue (its cell coordinates were loaded one event ahead when it was the guess), and
+    /// the queue entry, motion record and cell coordinates of `next`, the guess at the body
+    /// whose event comes after (`NONE` for no guess): the chain of dependent loads of an
+    /// event (entry and cell, then slots, then the neighbours' records) starts one event
+    /// early.
+    #[inline(always)]
+    fn look_ahead(&self, world: &World, i: u32, next: u32) {
+        self.grid.prefetch_block(i as usize);
+        if next != NONE {
+            self.prefetch_body(world, next as usize);
+        }
+    }
+
+    /// Starts loading body `i`'s queue entry, motion record and cell coordinates.
+    #[inline(always)]
+    fn prefetch_body(&self, world: &World, i: usize) {
+        self.queue.prefetch(i);
+        prefetch(&world.motion[i]);
+        prefetch(&self.grid.coord[i]);
     }
 
     /// Starts loading what the event of bodies `a` and `b` (`a` twice for a wall hit) reads

@@ -134,6 +134,11 @@ impl CollisionSearch {
     ) -> Earliest {
         let (motion, dim) = (&world.motion[..], world.dim);
         let from_latest = motion[i].time == latest;
+        // Start loading every neighbour's record at once: the kernels read them a group at a
+        // time, and each group's loads would otherwise wait behind the arithmetic before it.
+        for &j in &neighbours[..found] {
+            crate::simd::prefetch_address(motion.as_ptr().wrapping_add(j as usize));
+        }
         if self.avx2 {
             // Pad the last group of four with `i` itself: `dp = dv = 0`, so `b = 0` is not
             // approaching and the padding never collides.
