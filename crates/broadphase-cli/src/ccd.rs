@@ -155,30 +155,35 @@ pub fn run_ccd(args: &CcdArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         check: args.check,
         time_cap,
     };
-    let mut log = match &args.events {
+    let report = match &args.events {
+        // The log is written beside its name and renamed into place once complete: a run
+        // that fails (bad scene, `--check` mismatch, full disk) leaves no partial log.
         Some(path) => {
-            let file =
-                File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-            let mut w = BufWriter::new(file);
-            writeln!(w, "{}", Event::CSV_HEADER)?;
-            Some(w)
+            let mut report = None;
+            crate::output::write_atomically_with(path, |tmp| {
+                let file = File::create(tmp)
+                    .with_context(|| format!("cannot create {}", path.display()))?;
+                let mut log = BufWriter::new(file);
+                writeln!(log, "{}", Event::CSV_HEADER).context("cannot write the event log")?;
+                let mut write_error: Option<std::io::Error> = None;
+                let finished = run(&config, &mut |event| {
+                    if write_error.is_none() {
+                        if let Err(e) = writeln!(log, "{}", event.csv_row()) {
+                            write_error = Some(e);
+                        }
+                    }
+                })?;
+                if let Some(e) = write_error {
+                    return Err(e).context("cannot write the event log");
+                }
+                log.flush().context("cannot write the event log")?;
+                report = Some(finished);
+                Ok(())
+            })?;
+            report.context("the run ended without a report")?
         }
-        None => None,
+        None => run(&config, &mut |_| {})?,
     };
-    let mut write_error: Option<std::io::Error> = None;
-    let report = run(&config, &mut |event| {
-        if let (Some(w), None) = (log.as_mut(), write_error.as_ref()) {
-            if let Err(e) = writeln!(w, "{}", event.csv_row()) {
-                write_error = Some(e);
-            }
-        }
-    })?;
-    if let Some(e) = write_error {
-        return Err(e).context("cannot write the event log");
-    }
-    if let Some(mut w) = log {
-        w.flush().context("cannot write the event log")?;
-    }
     match args.format {
         CcdFormat::Table => {
             writeln!(out, "method            {}", report.method)?;

@@ -41,6 +41,37 @@ fn ccd_json_and_event_log_agree_across_methods() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A run that fails after the log was opened (here, a scene that cannot be built) leaves no
+/// log, partial or empty, and no temporary file; an earlier log of that name is untouched.
+#[test]
+fn ccd_failed_run_leaves_no_event_log() {
+    let dir = std::env::temp_dir().join(format!("ccd_failed_log_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fresh = dir.join("fresh.csv");
+    let kept = dir.join("kept.csv");
+    std::fs::write(&kept, "an earlier log\n").unwrap();
+    for log in [&fresh, &kept] {
+        let (code, _, stderr) = broadphase(&[
+            "ccd",
+            "--objects",
+            "100",
+            "--packing-fraction",
+            "0.95",
+            "--events",
+            log.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "{stderr}");
+    }
+    assert!(!fresh.exists(), "a failed run left a log");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "an earlier log\n");
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["kept.csv"], "files left behind");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `--no-simd` runs the calendar's scalar kernels: accepted, and the same event log, byte for
 /// byte, as the default kernels (times are printed exactly).
 #[test]
