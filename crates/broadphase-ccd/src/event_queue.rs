@@ -367,6 +367,17 @@ impl<P: Copy + Default> EventQueue<P> {
 mod tests {
     use super::*;
 
+    /// Uniform numbers in `[0, 1)` from a linear congruential generator seeded with `seed`.
+    fn uniform_from(seed: u64) -> impl FnMut() -> f64 {
+        let mut state = seed;
+        move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
     /// A queue driven like the simulation (pop the earliest, schedule that body again a
     /// random while later), with one body's event far away (a median, not a mean, sizes the
     /// first layout) and the event rate rising a hundredfold halfway (crowded buckets are
@@ -375,13 +386,7 @@ mod tests {
     fn buckets_stay_short_despite_a_far_event_and_a_rate_change() {
         let n = 4096;
         let mut queue = EventQueue::<()>::new(n);
-        let mut state = 7u64;
-        let mut uniform = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut uniform = uniform_from(7);
         queue.set(0, 1e9, 0);
         for body in 1..n {
             queue.set(body, uniform(), body as u64);
@@ -424,13 +429,7 @@ mod tests {
 
         let n = 4096;
         let mut queue = EventQueue::<()>::new(n);
-        let mut state = 99u64;
-        let mut uniform = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut uniform = uniform_from(99);
         for body in 0..n {
             queue.set(body, uniform(), body as u64);
         }
