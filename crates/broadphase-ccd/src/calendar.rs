@@ -21,7 +21,9 @@
 //! at the same instant, so the grid is current when a real event is reported.
 //!
 //! Cost per event: O(1) expected queue updates plus O(neighbours) time-of-impact tests;
-//! memory O(n).
+//! memory O(n). With many bodies the loop waits on cache misses (each event touches bodies at
+//! a random place), so each pop also starts loading what the probable next event will read
+//! (see [`Calendar::look_ahead`]).
 
 use crate::cell_grid::{CellGrid, GATHER_SLACK};
 use crate::earliest_collision::{CollisionSearch, Earliest, FILTER_SLACK};
