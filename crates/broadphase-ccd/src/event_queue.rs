@@ -193,23 +193,23 @@ impl<P: Copy + Default> EventQueue<P> {
     /// The earliest event of a non-empty bucket, and the number of bodies in it.
     #[inline]
     fn earliest_in(&self, bucket: usize) -> (QueueTop, u64) {
+        // `a` comes before `b` (any body comes before `NONE`).
+        let before = |a: u32, b: u32| {
+            let (x, y) = (&self.entries[a as usize], self.entries.get(b as usize));
+            y.is_none_or(|y| earlier(x.time, x.key, y.time, y.key))
+        };
         let mut body = self.head[bucket];
         let (mut best, mut second) = (body, NONE);
         let mut visited = 1;
         body = self.entries[body as usize].next;
         while body != NONE {
             visited += 1;
-            let e = &self.entries[body as usize];
-            let best_entry = &self.entries[best as usize];
-            if earlier(e.time, e.key, best_entry.time, best_entry.key) {
+            if before(body, best) {
                 (best, second) = (body, best);
-            } else if second == NONE || {
-                let second_entry = &self.entries[second as usize];
-                earlier(e.time, e.key, second_entry.time, second_entry.key)
-            } {
+            } else if before(body, second) {
                 second = body;
             }
-            body = e.next;
+            body = self.entries[body as usize].next;
         }
         if second == NONE {
             let ahead = (bucket + 1)..(bucket + 1 + LOOK_AHEAD_BUCKETS).min(self.buckets);
