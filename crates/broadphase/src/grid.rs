@@ -3,6 +3,7 @@
 use std::ops::ControlFlow;
 
 use crate::cell_hash::{CellKey, CellMap, CellRange};
+use crate::move_buffer::MoveBuffer;
 use crate::pair_tracker::PairTracker;
 use crate::{
     Aabb, BroadPhase, CollisionFilter, Error, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable,
@@ -65,10 +66,10 @@ pub struct UniformGrid {
     placement: Vec<Placement>,
     ranges: Vec<CellRange>,
     oversized_position: Vec<u32>,
-    is_moved: Vec<bool>,
     // Lists.
     oversized: Vec<u32>,
-    moved: Vec<u32>,
+    /// Proxies inserted or moved since the last update.
+    moved: MoveBuffer,
 }
 
 impl Default for UniformGrid {
@@ -90,9 +91,8 @@ impl UniformGrid {
             placement: Vec::new(),
             ranges: Vec::new(),
             oversized_position: Vec::new(),
-            is_moved: Vec::new(),
             oversized: Vec::new(),
-            moved: Vec::new(),
+            moved: MoveBuffer::default(),
         }
     }
 
@@ -173,7 +173,7 @@ impl UniformGrid {
             self.placement.resize(n, Placement::None);
             self.ranges.resize(n, CellRange::default());
             self.oversized_position.resize(n, 0);
-            self.is_moved.resize(n, false);
+            self.moved.grow(n);
         }
     }
 
@@ -254,7 +254,7 @@ impl UniformGrid {
                 for other in proxies.live_slots() {
                     // Another moved oversized box finds the pair itself if it has the larger slot.
                     if other == slot
-                        || (self.is_moved[other]
+                        || (self.moved.contains(other)
                             && self.placement[other] == Placement::Oversized
                             && other < slot)
                     {
@@ -270,8 +270,8 @@ impl UniformGrid {
             }
             Placement::Cells => {
                 let range = self.ranges[slot];
-                let (cells, pairs, ranges, is_moved) =
-                    (&self.cells, &mut self.pairs, &self.ranges, &self.is_moved);
+                let (cells, pairs, ranges, moved) =
+                    (&self.cells, &mut self.pairs, &self.ranges, &self.moved);
                 range.for_each(|c| {
                     let Some(cell) = cells.find(&Self::key(c)) else {
                         return;
@@ -279,7 +279,7 @@ impl UniformGrid {
                     for &other in cells.items(cell) {
                         let other = other as usize;
                         // Two moved boxes: the smaller slot reports.
-                        if other == slot || (is_moved[other] && other < slot) {
+                        if other == slot || (moved.contains(other) && other < slot) {
                             continue;
                         }
                         if range.corner_cell(&ranges[other]) == c
@@ -292,7 +292,7 @@ impl UniformGrid {
                 });
                 for &other in &self.oversized {
                     let other = other as usize;
-                    if !self.is_moved[other]
+                    if !self.moved.contains(other)
                         && aabb.overlaps(proxies.aabb(other))
                         && proxies.can_pair(slot, other)
                     {
@@ -335,18 +335,13 @@ impl BroadPhase for UniformGrid {
     fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
         let id = self.proxies.insert(aabb, kind, filter)?;
         self.grow_slots();
-        let slot = id.index() as usize;
-        self.is_moved[slot] = true;
-        self.moved.push(slot as u32);
+        self.moved.mark(id.index() as usize);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
         let slot = self.proxies.set_aabb(id, aabb)?;
-        if !self.is_moved[slot] {
-            self.is_moved[slot] = true;
-            self.moved.push(slot as u32);
-        }
+        self.moved.mark(slot);
         Ok(())
     }
 
@@ -365,30 +360,23 @@ impl BroadPhase for UniformGrid {
             let slot = self.proxies.removed_slots()[k] as usize;
             self.unplace(slot);
         }
-        let mut moved = std::mem::take(&mut self.moved);
-        moved.retain(|&slot| self.proxies.is_live(slot as usize));
-        for &slot in &moved {
-            self.replace(slot as usize);
+        let proxies = &self.proxies;
+        self.moved.retain(|slot| proxies.is_live(slot));
+        for k in 0..self.moved.len() {
+            self.replace(self.moved.slot(k));
         }
-        if !moved.is_empty() {
-            let (proxies, is_moved) = (&self.proxies, &self.is_moved);
+        if !self.moved.is_empty() {
+            let (proxies, moved) = (&self.proxies, &self.moved);
             self.pairs.retain(|a, b| {
-                !(is_moved[a as usize] || is_moved[b as usize])
-                    || proxies.aabb(a as usize).overlaps(proxies.aabb(b as usize))
+                let (a, b) = (a as usize, b as usize);
+                !(moved.contains(a) || moved.contains(b))
+                    || proxies.aabb(a).overlaps(proxies.aabb(b))
             });
         }
-        for &slot in &moved {
-            self.find_pairs_of(slot as usize);
+        for k in 0..self.moved.len() {
+            self.find_pairs_of(self.moved.slot(k));
         }
-        for &slot in &moved {
-            self.is_moved[slot as usize] = false;
-        }
-        // Removed slots may still carry the flag when they were moved before removal.
-        for &slot in self.proxies.removed_slots() {
-            self.is_moved[slot as usize] = false;
-        }
-        moved.clear();
-        self.moved = moved;
+        self.moved.clear();
         self.pairs.finish(&self.proxies, events);
         self.proxies.release_removed();
     }
@@ -400,7 +388,6 @@ impl BroadPhase for UniformGrid {
         self.oversized.clear();
         self.moved.clear();
         self.placement.iter_mut().for_each(|p| *p = Placement::None);
-        self.is_moved.iter_mut().for_each(|m| *m = false);
     }
 
     fn proxies(&self) -> &ProxyTable {
@@ -422,8 +409,8 @@ impl BroadPhase for UniformGrid {
             + self.placement.capacity()
             + self.ranges.capacity() * std::mem::size_of::<CellRange>()
             + self.oversized_position.capacity() * 4
-            + self.is_moved.capacity()
-            + (self.oversized.capacity() + self.moved.capacity()) * 4
+            + self.moved.memory_bytes()
+            + self.oversized.capacity() * 4
     }
 
     fn query_aabb_with(

@@ -4,6 +4,7 @@
 use std::ops::ControlFlow;
 
 use crate::cell_hash::{CellKey, CellMap, CellRange};
+use crate::move_buffer::MoveBuffer;
 use crate::pair_tracker::PairTracker;
 use crate::{
     Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
@@ -124,9 +125,9 @@ pub struct HierarchicalGrid {
     cell_ids: Vec<[u32; 8]>,
     /// Position in the oversized list or in the level's member list.
     oversized_position: Vec<u32>,
-    is_moved: Vec<bool>,
     oversized: Vec<u32>,
-    moved: Vec<u32>,
+    /// Proxies inserted or moved since the last update.
+    moved: MoveBuffer,
     /// Per slot: the centre of the stored box as of the last update, for the motion rule.
     centers: Vec<Vec3>,
     motion_factor: f32,
@@ -197,9 +198,8 @@ impl HierarchicalGrid {
             ranges: Vec::new(),
             cell_ids: Vec::new(),
             oversized_position: Vec::new(),
-            is_moved: Vec::new(),
             oversized: Vec::new(),
-            moved: Vec::new(),
+            moved: MoveBuffer::default(),
             centers: Vec::new(),
             motion_factor: HGRID_DEFAULT_MOTION_FACTOR,
             sparse: Vec::new(),
@@ -286,7 +286,7 @@ impl HierarchicalGrid {
             self.ranges.resize(n, CellRange::default());
             self.cell_ids.resize(n, [0; 8]);
             self.oversized_position.resize(n, 0);
-            self.is_moved.resize(n, false);
+            self.moved.grow(n);
             self.centers.resize(n, Vec3::ZERO);
         }
     }
@@ -562,18 +562,13 @@ impl BroadPhase for HierarchicalGrid {
     fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
         let id = self.proxies.insert(aabb, kind, filter)?;
         self.grow_slots();
-        let slot = id.index() as usize;
-        self.is_moved[slot] = true;
-        self.moved.push(slot as u32);
+        self.moved.mark(id.index() as usize);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
         let slot = self.proxies.set_aabb(id, aabb)?;
-        if !self.is_moved[slot] {
-            self.is_moved[slot] = true;
-            self.moved.push(slot as u32);
-        }
+        self.moved.mark(slot);
         Ok(())
     }
 
@@ -585,11 +580,9 @@ impl BroadPhase for HierarchicalGrid {
         for k in 0..self.proxies.removed_slots().len() {
             let slot = self.proxies.removed_slots()[k] as usize;
             self.unplace(slot);
-            self.is_moved[slot] = false;
         }
         for k in 0..self.moved.len() {
-            let slot = self.moved[k] as usize;
-            self.is_moved[slot] = false;
+            let slot = self.moved.slot(k);
             if self.proxies.is_live(slot) {
                 self.replace(slot);
             }
@@ -644,7 +637,6 @@ impl BroadPhase for HierarchicalGrid {
         self.scanned_levels.clear();
         self.members.iter_mut().for_each(Vec::clear);
         self.placement.iter_mut().for_each(|p| *p = Placement::None);
-        self.is_moved.iter_mut().for_each(|m| *m = false);
     }
 
     fn proxies(&self) -> &ProxyTable {
@@ -675,8 +667,8 @@ impl BroadPhase for HierarchicalGrid {
             + self.ranges.capacity() * std::mem::size_of::<CellRange>()
             + self.cell_ids.capacity() * 32
             + self.oversized_position.capacity() * 4
-            + self.is_moved.capacity()
-            + (self.oversized.capacity() + self.moved.capacity()) * 4
+            + self.moved.memory_bytes()
+            + self.oversized.capacity() * 4
             + self.centers.capacity() * std::mem::size_of::<Vec3>()
             + self.sparse.capacity() * std::mem::size_of::<SparseEntry>()
             + self.sparse_cells.memory_bytes()

@@ -23,6 +23,7 @@ mod grid;
 mod hgrid;
 mod loose_octree;
 mod masking;
+mod move_buffer;
 mod octree;
 mod octree_nodes;
 mod pair_set;

@@ -2,6 +2,7 @@
 
 use std::ops::ControlFlow;
 
+use crate::move_buffer::MoveBuffer;
 use crate::octree::{mark_outside_pairs, OCTREE_MAX_DEPTH_LIMIT};
 use crate::octree_nodes::{LevelStatistics, OctreeNodes, NO_NODE, OUTSIDE};
 use crate::pair_tracker::PairTracker;
@@ -48,8 +49,8 @@ pub struct LooseOctree {
     pairs: PairTracker,
     nodes: OctreeNodes,
     max_depth: u8,
-    moved: Vec<u32>,
-    is_moved: Vec<bool>,
+    /// Proxies inserted or moved since the last update.
+    moved: MoveBuffer,
     tasks: Vec<Task>,
 }
 
@@ -67,8 +68,7 @@ impl LooseOctree {
             pairs: PairTracker::new(),
             nodes: OctreeNodes::new(2.0),
             max_depth: LOOSE_OCTREE_DEFAULT_MAX_DEPTH as u8,
-            moved: Vec::new(),
-            is_moved: Vec::new(),
+            moved: MoveBuffer::default(),
             tasks: Vec::new(),
         }
     }
@@ -294,19 +294,14 @@ impl BroadPhase for LooseOctree {
         let id = self.proxies.insert(aabb, kind, filter)?;
         let slots = self.proxies.slot_count();
         self.nodes.grow_slots(slots);
-        self.is_moved.resize(slots.max(self.is_moved.len()), false);
-        let slot = id.index() as usize;
-        self.is_moved[slot] = true;
-        self.moved.push(slot as u32);
+        self.moved.grow(slots);
+        self.moved.mark(id.index() as usize);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
         let slot = self.proxies.set_aabb(id, aabb)?;
-        if !self.is_moved[slot] {
-            self.is_moved[slot] = true;
-            self.moved.push(slot as u32);
-        }
+        self.moved.mark(slot);
         Ok(())
     }
 
@@ -318,16 +313,13 @@ impl BroadPhase for LooseOctree {
         for k in 0..self.proxies.removed_slots().len() {
             let slot = self.proxies.removed_slots()[k] as usize;
             self.unplace(slot);
-            self.is_moved[slot] = false;
         }
         if !self.nodes.has_root && !self.proxies.is_empty() {
             self.moved.clear();
-            self.is_moved.iter_mut().for_each(|m| *m = false);
             self.rebuild();
         }
         for k in 0..self.moved.len() {
-            let slot = self.moved[k] as usize;
-            self.is_moved[slot] = false;
+            let slot = self.moved.slot(k);
             if self.proxies.is_live(slot)
                 && self.existing_target(self.proxies.aabb(slot)) != Some(self.nodes.node_of[slot])
             {
@@ -354,7 +346,6 @@ impl BroadPhase for LooseOctree {
         self.pairs.clear();
         self.nodes.clear();
         self.moved.clear();
-        self.is_moved.iter_mut().for_each(|m| *m = false);
     }
 
     fn proxies(&self) -> &ProxyTable {
@@ -373,9 +364,8 @@ impl BroadPhase for LooseOctree {
         self.proxies.memory_bytes()
             + self.pairs.memory_bytes()
             + self.nodes.memory_bytes()
-            + self.moved.capacity() * 4
+            + self.moved.memory_bytes()
             + self.tasks.capacity() * std::mem::size_of::<Task>()
-            + self.is_moved.capacity()
     }
 
     fn query_aabb_with(

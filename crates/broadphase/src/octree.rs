@@ -2,6 +2,7 @@
 
 use std::ops::ControlFlow;
 
+use crate::move_buffer::MoveBuffer;
 use crate::octree_nodes::{LevelStatistics, OctreeNodes, LEAVE, NO_NODE, OUTSIDE};
 use crate::pair_tracker::PairTracker;
 use crate::query::Ray;
@@ -57,8 +58,8 @@ pub struct Octree {
     nodes: OctreeNodes,
     max_depth: u8,
     split_threshold: usize,
-    moved: Vec<u32>,
-    is_moved: Vec<bool>,
+    /// Proxies inserted or moved since the last update.
+    moved: MoveBuffer,
 }
 
 impl Default for Octree {
@@ -76,8 +77,7 @@ impl Octree {
             nodes: OctreeNodes::new(1.0),
             max_depth: OCTREE_DEFAULT_MAX_DEPTH as u8,
             split_threshold: OCTREE_DEFAULT_SPLIT_THRESHOLD,
-            moved: Vec::new(),
-            is_moved: Vec::new(),
+            moved: MoveBuffer::default(),
         }
     }
 
@@ -322,19 +322,14 @@ impl BroadPhase for Octree {
         let id = self.proxies.insert(aabb, kind, filter)?;
         let slots = self.proxies.slot_count();
         self.nodes.grow_slots(slots);
-        self.is_moved.resize(slots.max(self.is_moved.len()), false);
-        let slot = id.index() as usize;
-        self.is_moved[slot] = true;
-        self.moved.push(slot as u32);
+        self.moved.grow(slots);
+        self.moved.mark(id.index() as usize);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
         let slot = self.proxies.set_aabb(id, aabb)?;
-        if !self.is_moved[slot] {
-            self.is_moved[slot] = true;
-            self.moved.push(slot as u32);
-        }
+        self.moved.mark(slot);
         Ok(())
     }
 
@@ -346,16 +341,13 @@ impl BroadPhase for Octree {
         for k in 0..self.proxies.removed_slots().len() {
             let slot = self.proxies.removed_slots()[k] as usize;
             self.unplace(slot);
-            self.is_moved[slot] = false;
         }
         if !self.nodes.has_root && !self.proxies.is_empty() {
             self.moved.clear();
-            self.is_moved.iter_mut().for_each(|m| *m = false);
             self.rebuild();
         }
         for k in 0..self.moved.len() {
-            let slot = self.moved[k] as usize;
-            self.is_moved[slot] = false;
+            let slot = self.moved.slot(k);
             if self.proxies.is_live(slot)
                 && self.existing_target(self.proxies.aabb(slot)) != self.nodes.node_of[slot]
             {
@@ -382,7 +374,6 @@ impl BroadPhase for Octree {
         self.pairs.clear();
         self.nodes.clear();
         self.moved.clear();
-        self.is_moved.iter_mut().for_each(|m| *m = false);
     }
 
     fn proxies(&self) -> &ProxyTable {
@@ -401,8 +392,7 @@ impl BroadPhase for Octree {
         self.proxies.memory_bytes()
             + self.pairs.memory_bytes()
             + self.nodes.memory_bytes()
-            + self.moved.capacity() * 4
-            + self.is_moved.capacity()
+            + self.moved.memory_bytes()
     }
 
     fn query_aabb_with(

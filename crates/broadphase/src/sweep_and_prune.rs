@@ -13,6 +13,7 @@
 //! a pair-set lookup at each separating swap (most of which concern pairs that never
 //! overlapped on the other axes).
 
+use crate::move_buffer::MoveBuffer;
 use crate::pair_tracker::PairTracker;
 use crate::{
     Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
@@ -70,11 +71,10 @@ pub struct SweepAndPrune {
     positions: Vec<[u32; 6]>,
     /// Per slot, whether its endpoints are in the arrays.
     in_arrays: Vec<bool>,
-    /// Per slot, whether it is in `moved`.
-    is_moved: Vec<bool>,
     /// Per slot, whether it is being inserted (only during `insert_new`).
     is_new: Vec<bool>,
-    moved: Vec<u32>,
+    /// Proxies moved since the last update.
+    moved: MoveBuffer,
     inserted: Vec<u32>,
     // Scratch for merges and the insertion sweep.
     merged: Vec<Endpoint>,
@@ -111,9 +111,8 @@ impl SweepAndPrune {
             axes: [sentinels(), sentinels(), sentinels()],
             positions: Vec::new(),
             in_arrays: Vec::new(),
-            is_moved: Vec::new(),
             is_new: Vec::new(),
-            moved: Vec::new(),
+            moved: MoveBuffer::default(),
             inserted: Vec::new(),
             merged: Vec::new(),
             new_endpoints: Vec::new(),
@@ -128,7 +127,7 @@ impl SweepAndPrune {
         if self.positions.len() < n {
             self.positions.resize(n, [0; 6]);
             self.in_arrays.resize(n, false);
-            self.is_moved.resize(n, false);
+            self.moved.grow(n);
             self.is_new.resize(n, false);
             self.active_position.resize(n, 0);
         }
@@ -171,7 +170,7 @@ impl SweepAndPrune {
             return;
         }
         for k in 0..self.moved.len() {
-            let slot = self.moved[k] as usize;
+            let slot = self.moved.slot(k);
             if !self.proxies.is_live(slot) || !self.in_arrays[slot] {
                 continue;
             }
@@ -204,14 +203,11 @@ impl SweepAndPrune {
                 }
             }
         }
-        let (proxies, is_moved) = (&self.proxies, &self.is_moved);
+        let (proxies, moved) = (&self.proxies, &self.moved);
         self.pairs.retain(|a, b| {
             let (a, b) = (a as usize, b as usize);
-            !(is_moved[a] || is_moved[b]) || proxies.aabb(a).overlaps(proxies.aabb(b))
+            !(moved.contains(a) || moved.contains(b)) || proxies.aabb(a).overlaps(proxies.aabb(b))
         });
-        for &slot in &self.moved {
-            self.is_moved[slot as usize] = false;
-        }
         self.moved.clear();
     }
 
@@ -394,10 +390,7 @@ impl BroadPhase for SweepAndPrune {
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
         let slot = self.proxies.set_aabb(id, aabb)?;
-        if !self.is_moved[slot] {
-            self.is_moved[slot] = true;
-            self.moved.push(slot as u32);
-        }
+        self.moved.mark(slot);
         Ok(())
     }
 
@@ -441,10 +434,9 @@ impl BroadPhase for SweepAndPrune {
             + endpoints * std::mem::size_of::<Endpoint>()
             + self.positions.capacity() * 24
             + self.in_arrays.capacity()
-            + self.is_moved.capacity()
+            + self.moved.memory_bytes()
             + self.is_new.capacity()
-            + (self.moved.capacity()
-                + self.inserted.capacity()
+            + (self.inserted.capacity()
                 + self.active_old.capacity()
                 + self.active_new.capacity()
                 + self.active_position.capacity())
