@@ -16,6 +16,16 @@ const PADDING_CELLS: usize = 4;
 /// many more entries than there are bodies.
 pub(crate) const GATHER_SLACK: usize = 8;
 
+/// A body's cell: its coordinates, and the index of the cell in [`CellGrid`]'s stored
+/// cells, kept beside them so that a gather, link or unlink does not recompute it. 16 bytes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Place {
+    pub(crate) coord: [u32; 3],
+    pub(crate) cell: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Place>() == 16);
+
 /// A uniform grid over the world box whose cells are at least one maximum diameter wide (plus a
 /// relative slack of 1e-6 against rounding in crossing times), so two bodies in contact always
 /// sit in the same or adjacent cells. Each body is in exactly one cell, tracked by integer
@@ -48,7 +58,8 @@ pub(crate) struct CellGrid {
     overflows: Vec<u8>,
     /// The overflow lists' links.
     lists: LinkedLists,
-    pub(crate) coord: Vec<[u32; 3]>,
+    /// Per body: its cell's coordinates and where that cell is stored.
+    pub(crate) place: Vec<Place>,
     /// Whether the gather compacts each row of slots with AVX2 (detected at run time).
     avx2: bool,
 }
@@ -61,7 +72,8 @@ impl CellGrid {
         let dim = world.dim;
         let max_diameter = 2.0 * world.motion.iter().fold(0.0f64, |m, b| m.max(b.radius));
         let mut min_width = max_diameter * (1.0 + 1e-6);
-        let cell_limit = 4.0 * n as f64 + 64.0;
+        // At most about 4n cells, and few enough that a cell's index fits in `Place::cell`.
+        let cell_limit = (4.0 * n as f64 + 64.0).min(f64::from(u32::MAX / 2));
         let mut cells = [1u32; 3];
         loop {
             let mut total = 1.0;
@@ -93,7 +105,7 @@ impl CellGrid {
             head: vec![NONE; total],
             overflows: vec![0; total + PADDING_CELLS],
             lists: LinkedLists::new(n),
-            coord: vec![[0; 3]; n],
+            place: vec![Place::default(); n],
             avx2: simd && avx2_available(),
         };
         for i in 0..n {
@@ -102,7 +114,8 @@ impl CellGrid {
             for k in 0..dim {
                 c[k] = ((p[k] / width[k]).floor().max(0.0) as u32).min(cells[k] - 1);
             }
-            grid.coord[i] = c;
+            let cell = u32::try_from(grid.cell_index(c)).expect("cells are capped below 2^31");
+            grid.place[i] = Place { coord: c, cell };
             grid.link(i as u32);
         }
         grid
@@ -117,7 +130,7 @@ impl CellGrid {
 
     /// Puts body `i` into the cell of its coordinates: a free slot, else the overflow list.
     fn link(&mut self, i: u32) {
-        let cell = self.cell_index(self.coord[i as usize]);
+        let cell = self.place[i as usize].cell as usize;
         if let Some(slot) = self.slots[cell].iter_mut().find(|s| **s == NONE) {
             *slot = i;
             return;
@@ -128,7 +141,7 @@ impl CellGrid {
 
     /// Takes body `i` out of the cell of its coordinates.
     fn unlink(&mut self, i: u32) {
-        let cell = self.cell_index(self.coord[i as usize]);
+        let cell = self.place[i as usize].cell as usize;
         if let Some(slot) = self.slots[cell].iter_mut().find(|s| **s == i) {
             *slot = NONE;
             return;
@@ -140,8 +153,14 @@ impl CellGrid {
     /// Moves body `i` one cell along `axis`, up if `up`.
     pub(crate) fn step(&mut self, i: usize, axis: usize, up: bool) {
         self.unlink(i as u32);
-        let c = &mut self.coord[i][axis];
-        *c = if up { *c + 1 } else { *c - 1 };
+        let stride = [1, self.row_stride, self.plane_stride][axis] as u32;
+        let place = &mut self.place[i];
+        let c = &mut place.coord[axis];
+        (*c, place.cell) = if up {
+            (*c + 1, place.cell + stride)
+        } else {
+            (*c - 1, place.cell - stride)
+        };
         self.link(i as u32);
     }
 
@@ -165,7 +184,7 @@ impl CellGrid {
     /// block inside the stored cells, so the offsets never wrap below zero.
     #[inline(always)]
     fn block_first(&self, i: usize) -> usize {
-        let first = self.cell_index(self.coord[i]) - 1 - self.row_stride;
+        let first = self.place[i].cell as usize - 1 - self.row_stride;
         if self.dim == 3 {
             first - self.plane_stride
         } else {
@@ -178,19 +197,15 @@ impl CellGrid {
     /// the layer of cells that just became adjacent to `i`'s cell (none at the grid's edge),
     /// and returns their number. `out` must hold [`GATHER_SLACK`] more entries than there are
     /// bodies; the entries after the returned ones are overwritten with arbitrary bodies.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn gather(
         &self,
         i: usize,
         entering: Option<(usize, bool)>,
         out: &mut [u32],
     ) -> usize {
-        if let Some((axis, up)) = entering {
-            let c = self.coord[i][axis];
-            // The layer beyond the grid's face is in the ring: empty.
-            if (up && c + 1 == self.cells[axis]) || (!up && c == 0) {
-                return 0;
-            }
+        if self.beyond_face(i, entering) {
+            return 0;
         }
         // SAFETY: `avx2` is only set where the CPU has AVX2 and POPCNT.
         match (self.avx2, self.dim) {
@@ -198,6 +213,42 @@ impl CellGrid {
             (true, _) => unsafe { self.gather_block_avx2::<3>(i, entering, out) },
             (false, 2) => self.gather_block::<false, 2>(i, entering, out),
             (false, _) => self.gather_block::<false, 3>(i, entering, out),
+        }
+    }
+
+    /// Whether the layer `i` entered (with `Some((axis, up))`) lies beyond the grid's face,
+    /// in the ring of empty cells.
+    #[inline(always)]
+    fn beyond_face(&self, i: usize, entering: Option<(usize, bool)>) -> bool {
+        entering.is_some_and(|(axis, up)| {
+            let c = self.place[i].coord[axis];
+            (up && c + 1 == self.cells[axis]) || (!up && c == 0)
+        })
+    }
+
+    /// [`CellGrid::gather`] for a caller compiled for AVX2, into which the AVX2 gather is
+    /// inlined (a call costs its prologue and epilogue).
+    ///
+    /// # Safety
+    /// The grid must use the AVX2 gather (`simd` was allowed and the CPU has AVX2 and
+    /// POPCNT). The caller should be compiled with those features: elsewhere every intrinsic
+    /// is a call (correct, but slow).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) unsafe fn gather_in_avx2_code(
+        &self,
+        i: usize,
+        entering: Option<(usize, bool)>,
+        out: &mut [u32],
+    ) -> usize {
+        debug_assert!(self.avx2);
+        if self.beyond_face(i, entering) {
+            return 0;
+        }
+        if self.dim == 2 {
+            self.gather_block::<true, 2>(i, entering, out)
+        } else {
+            self.gather_block::<true, 3>(i, entering, out)
         }
     }
 
@@ -227,8 +278,9 @@ impl CellGrid {
     }
 
     /// Gathers the 3^D block around `i`'s cell, or with `Some((axis, up))` only its layer
-    /// one cell up (or down) along `axis`; with `AVX2` (only inlined into
-    /// [`CellGrid::gather_block_avx2`]) a row at a time. Compiled per dimension, so that a 2D
+    /// one cell up (or down) along `axis`; with `AVX2` (only instantiated so by
+    /// [`CellGrid::gather_block_avx2`] and [`CellGrid::gather_in_avx2_code`], in code
+    /// compiled for AVX2 on a CPU that has it) a row at a time. Compiled per dimension, so that a 2D
     /// grid runs no loop over a third axis.
     ///
     /// Cells are numbered x fastest, so each row of the block is a run of consecutive cells
@@ -281,8 +333,8 @@ impl CellGrid {
             for row in 0..ROWS {
                 let first = first + plane * self.plane_stride + row * self.row_stride;
                 count = if AVX2 {
-                    // SAFETY: only inlined into `gather_block_avx2`, whose caller guarantees
-                    // AVX2 and POPCNT.
+                    // SAFETY: `AVX2` is only set by the two AVX2 entry points (see
+                    // `gather_block`), whose callers guarantee AVX2 and POPCNT.
                     unsafe { compact_row_avx2(&self.slots, first, cells, me, out, count) }
                 } else {
                     compact_row(&self.slots[first..first + cells], me, out, count)
@@ -414,12 +466,12 @@ mod tests {
 
     /// The bodies of the 3^dim block around `i`'s cell (or its layer), from the coordinates.
     fn expected_block(grid: &CellGrid, i: usize, layer: Option<(usize, u32)>) -> Vec<u32> {
-        let c = grid.coord[i];
-        let mut found: Vec<u32> = (0..grid.coord.len())
+        let c = grid.place[i].coord;
+        let mut found: Vec<u32> = (0..grid.place.len())
             .filter(|&j| j != i)
             .filter(|&j| {
                 (0..grid.dim).all(|k| {
-                    let (a, b) = (grid.coord[j][k], c[k]);
+                    let (a, b) = (grid.place[j].coord[k], c[k]);
                     match layer {
                         Some((axis, at)) if axis == k => a == at,
                         _ => a.abs_diff(b) <= 1,
@@ -440,9 +492,27 @@ mod tests {
         i: usize,
         entering: Option<(usize, bool)>,
     ) -> Vec<u32> {
-        let mut out = vec![0; grid.coord.len() + GATHER_SLACK];
+        // The stored cell kept beside the coordinates is the one they give.
+        assert_eq!(
+            grid.place[i].cell as usize,
+            grid.cell_index(grid.place[i].coord)
+        );
+        let mut out = vec![0; grid.place.len() + GATHER_SLACK];
         let count = grid.gather(i, entering, &mut out);
-        let mut reference = vec![0; grid.coord.len() + GATHER_SLACK];
+        #[cfg(target_arch = "x86_64")]
+        if grid.avx2 {
+            // The form the calendar inlines into its AVX2 event loop.
+            let mut inlined = vec![0; grid.place.len() + GATHER_SLACK];
+            // SAFETY: `grid.avx2`: the grid uses the AVX2 gather, so the CPU has AVX2 and
+            // POPCNT.
+            let inlined_count = unsafe { grid.gather_in_avx2_code(i, entering, &mut inlined) };
+            assert_eq!(
+                inlined[..inlined_count],
+                out[..count],
+                "inlined vs called gather"
+            );
+        }
+        let mut reference = vec![0; grid.place.len() + GATHER_SLACK];
         let reference_count = scalar.gather(i, entering, &mut reference);
         assert_eq!(
             out[..count],
@@ -475,7 +545,7 @@ mod tests {
                 let i = (state >> 33) as usize % world.len();
                 let axis = (state >> 20) as usize % dim;
                 let up = (state >> 10) & 1 == 1;
-                let c = grid.coord[i][axis];
+                let c = grid.place[i].coord[axis];
                 if (up && c + 1 < grid.cells[axis]) || (!up && c > 0) {
                     grid.step(i, axis, up);
                     scalar.step(i, axis, up);

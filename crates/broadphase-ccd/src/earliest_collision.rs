@@ -122,8 +122,47 @@ impl CollisionSearch {
     ///
     /// Both kernels return the same event: the minimum of `(time, key)` does not depend on
     /// the order in which the pairs are offered.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn earliest(
+        &mut self,
+        world: &World,
+        i: usize,
+        latest: f64,
+        neighbours: &mut [u32],
+        found: usize,
+        best: Earliest,
+    ) -> Earliest {
+        self.earliest_with::<false>(world, i, latest, neighbours, found, best)
+    }
+
+    /// [`CollisionSearch::earliest`] for a caller compiled for AVX2, into which the AVX2
+    /// kernel is inlined (a call costs its prologue, epilogue and the passing of the result
+    /// through memory).
+    ///
+    /// # Safety
+    /// The search must use the AVX2 kernel (`simd` was allowed and the CPU has AVX2 and
+    /// POPCNT). The caller should be compiled with those features: elsewhere every intrinsic
+    /// is a call (correct, but slow).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) unsafe fn earliest_in_avx2_code(
+        &mut self,
+        world: &World,
+        i: usize,
+        latest: f64,
+        neighbours: &mut [u32],
+        found: usize,
+        best: Earliest,
+    ) -> Earliest {
+        debug_assert!(self.avx2);
+        self.earliest_with::<true>(world, i, latest, neighbours, found, best)
+    }
+
+    /// The search, with the AVX2 kernel inlined when `INLINE_AVX2` (only instantiated so by
+    /// [`CollisionSearch::earliest_in_avx2_code`], whose caller guarantees AVX2 code and a
+    /// CPU with it).
+    #[inline(always)]
+    fn earliest_with<const INLINE_AVX2: bool>(
         &mut self,
         world: &World,
         i: usize,
@@ -144,12 +183,14 @@ impl CollisionSearch {
             // approaching and the padding never collides.
             neighbours[found..found + FILTER_SLACK].fill(i as u32);
             let groups = &neighbours[..found.div_ceil(4) * 4];
-            // SAFETY: `avx2` is only set where `avx2_available`.
+            // SAFETY: `avx2` is only set where `avx2_available`; the inlined kernel only where
+            // the caller is compiled for AVX2 too (see `earliest_in_avx2_code`).
             unsafe {
-                if dim == 2 {
-                    earliest_avx2::<2>(motion, i, from_latest, groups, best)
-                } else {
-                    earliest_avx2::<3>(motion, i, from_latest, groups, best)
+                match (INLINE_AVX2, dim) {
+                    (true, 2) => earliest_avx2_inlined::<2>(motion, i, from_latest, groups, best),
+                    (true, _) => earliest_avx2_inlined::<3>(motion, i, from_latest, groups, best),
+                    (false, 2) => earliest_avx2::<2>(motion, i, from_latest, groups, best),
+                    (false, _) => earliest_avx2::<3>(motion, i, from_latest, groups, best),
                 }
             }
         } else {
@@ -316,6 +357,24 @@ unsafe fn earliest_avx2<const D: usize>(
     i: usize,
     from_latest: bool,
     neighbours: &[u32],
+    best: Earliest,
+) -> Earliest {
+    // SAFETY: this function is compiled for AVX2 and POPCNT, which the caller guarantees.
+    unsafe { earliest_avx2_inlined::<D>(motion, i, from_latest, neighbours, best) }
+}
+
+/// The body of [`earliest_avx2`], to be inlined into code compiled for AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2 and POPCNT. The caller should be compiled for them: elsewhere every
+/// intrinsic is a call (correct, but slow).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn earliest_avx2_inlined<const D: usize>(
+    motion: &[Motion],
+    i: usize,
+    from_latest: bool,
+    neighbours: &[u32],
     mut best: Earliest,
 ) -> Earliest {
     use std::arch::x86_64::*;
@@ -353,8 +412,16 @@ unsafe fn earliest_avx2<const D: usize>(
     // SAFETY: the intrinsics below are register operations, available as the caller
     // guarantees AVX2; the loads go through `halves` and the one store into a local array.
     unsafe {
-        let p_i = [0, 1, 2].map(|k| _mm256_set1_pd(mi.position[k]));
-        let v_i = [0, 1, 2].map(|k| _mm256_set1_pd(mi.velocity[k]));
+        // Arrays written out rather than built by `array::map`, which the inliner leaves as a
+        // call once this kernel is inlined into the event loop.
+        let broadcast = |v: [f64; 3]| {
+            [
+                _mm256_set1_pd(v[0]),
+                _mm256_set1_pd(v[1]),
+                _mm256_set1_pd(v[2]),
+            ]
+        };
+        let (p_i, v_i) = (broadcast(mi.position), broadcast(mi.velocity));
         let (t_i, r_i) = (_mm256_set1_pd(mi.time), _mm256_set1_pd(mi.radius));
         let zero = _mm256_setzero_pd();
         let infinity = _mm256_set1_pd(f64::INFINITY);
@@ -368,11 +435,26 @@ unsafe fn earliest_avx2<const D: usize>(
         };
         // `a + s b` per component.
         let mul_add = |a: [__m256d; 3], s: __m256d, b: [__m256d; 3]| {
-            [0, 1, 2].map(|k| _mm256_add_pd(a[k], _mm256_mul_pd(s, b[k])))
+            [
+                _mm256_add_pd(a[0], _mm256_mul_pd(s, b[0])),
+                _mm256_add_pd(a[1], _mm256_mul_pd(s, b[1])),
+                _mm256_add_pd(a[2], _mm256_mul_pd(s, b[2])),
+            ]
         };
-        let sub = |a: [__m256d; 3], b: [__m256d; 3]| [0, 1, 2].map(|k| _mm256_sub_pd(a[k], b[k]));
+        let sub = |a: [__m256d; 3], b: [__m256d; 3]| {
+            [
+                _mm256_sub_pd(a[0], b[0]),
+                _mm256_sub_pd(a[1], b[1]),
+                _mm256_sub_pd(a[2], b[2]),
+            ]
+        };
         for ids in neighbours.chunks_exact(4) {
-            let records = [0, 1, 2, 3].map(|k| halves(&motion[ids[k] as usize]));
+            let records = [
+                halves(&motion[ids[0] as usize]),
+                halves(&motion[ids[1] as usize]),
+                halves(&motion[ids[2] as usize]),
+                halves(&motion[ids[3] as usize]),
+            ];
             let [px, py, pz, t_j] =
                 transpose(records[0].0, records[1].0, records[2].0, records[3].0);
             let [vx, vy, vz, r_j] =
@@ -429,6 +511,17 @@ unsafe fn earliest_avx2<const D: usize>(
 
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn earliest_avx2<const D: usize>(
+    _: &[Motion],
+    _: usize,
+    _: bool,
+    _: &[u32],
+    _: Earliest,
+) -> Earliest {
+    unreachable!("AVX2 is only detected on x86_64")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn earliest_avx2_inlined<const D: usize>(
     _: &[Motion],
     _: usize,
     _: bool,
@@ -496,6 +589,21 @@ mod tests {
                 list.resize(ids.len() + FILTER_SLACK, 0);
                 let mut search = CollisionSearch::new(bodies.len(), simd);
                 results.push(search.earliest(&world, 0, latest, &mut list, ids.len(), start));
+                #[cfg(target_arch = "x86_64")]
+                if search.avx2 {
+                    // The form the calendar inlines into its AVX2 event loop.
+                    let mut list = ids.clone();
+                    list.resize(ids.len() + FILTER_SLACK, 0);
+                    // SAFETY: `search.avx2`: the search uses the AVX2 kernel, so the CPU has
+                    // AVX2 and POPCNT.
+                    let inlined = unsafe {
+                        search.earliest_in_avx2_code(&world, 0, latest, &mut list, ids.len(), start)
+                    };
+                    assert_eq!(
+                        inlined, results[1],
+                        "round {round}: inlined vs called kernel"
+                    );
+                }
             }
             let [scalar, vector] = [results[0], results[1]];
             assert_eq!(

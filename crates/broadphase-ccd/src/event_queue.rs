@@ -117,7 +117,7 @@ impl<P: Copy + Default> EventQueue<P> {
     }
 
     /// The earliest event (time +∞ when there is none).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn top(&mut self) -> QueueTop {
         loop {
             while self.current < self.buckets && self.head[self.current] == NONE {
@@ -167,7 +167,7 @@ impl<P: Copy + Default> EventQueue<P> {
     }
 
     /// Sets body's event and files it in its bucket.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set(&mut self, body: usize, time: f64, key: u64) {
         self.unlink(body as u32);
         self.updates += 1;
@@ -191,7 +191,7 @@ impl<P: Copy + Default> EventQueue<P> {
     }
 
     /// The earliest event of a non-empty bucket, and the number of bodies in it.
-    #[inline]
+    #[inline(always)]
     fn earliest_in(&self, bucket: usize) -> (QueueTop, u64) {
         // `a` comes before `b` (any body comes before `NONE`).
         let before = |a: u32, b: u32| {

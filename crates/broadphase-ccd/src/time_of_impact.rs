@@ -129,14 +129,25 @@ pub(crate) fn motion_pair_time_before(ma: &Motion, mb: &Motion, bound: f64) -> O
 
 /// Earliest wall hit of body `i`: `(absolute time, tie key)`; ties between walls go to the
 /// smaller wall index.
-#[inline]
+#[inline(always)]
 pub(crate) fn wall_event(world: &World, i: usize) -> Option<(f64, u64)> {
+    // Compiled per dimension: a loop of constant length over constant indices.
+    if world.dim == 2 {
+        wall_event_in::<2>(world, i)
+    } else {
+        wall_event_in::<3>(world, i)
+    }
+}
+
+/// [`wall_event`] in `D` dimensions.
+#[inline(always)]
+fn wall_event_in<const D: usize>(world: &World, i: usize) -> Option<(f64, u64)> {
     let m = &world.motion[i];
     let (p, v, r) = (m.position, m.velocity, m.radius);
     // Selects rather than branches (the walls' order is a coin flip); an axis without a hit
     // (`v == 0`) or with an infinite time is never taken, and neither is ever returned.
     let (mut best_dt, mut best_wall) = (f64::INFINITY, 0);
-    for axis in 0..world.dim {
+    for axis in 0..D {
         if let Some((dt, side)) = sphere_wall(p[axis], v[axis], r, world.size[axis]) {
             let take = dt < best_dt;
             best_dt = crate::simd::select_f64(take, dt, best_dt);
