@@ -32,7 +32,8 @@ pub fn radix_sort_keys(items: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     if items.len() < SMALL {
         return insertion_sort_on_key(items);
     }
-    scratch.clear();
+    // Not cleared: each pass writes every item before the next reads it (zeroing was 2% of
+    // a 10,000-box `complete_pairs`, callgrind).
     scratch.resize(items.len(), 0);
     if radix_passes::<11, 2048, 3>(items, scratch) {
         std::mem::swap(items, scratch);
