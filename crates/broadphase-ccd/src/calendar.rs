@@ -167,8 +167,8 @@ impl Calendar {
     /// its neighbours, then schedules `i`: all neighbours, or with `Some((axis, up))` those of
     /// the cell layer its step along `axis` brought into reach.
     ///
-    /// With `AVX2` (only from [`Calendar::peek_avx2`] and [`Calendar::after_event_avx2`],
-    /// compiled for AVX2 and run where `self.avx2`), the AVX2 gather and kernel are inlined.
+    /// With `AVX2` (from [`Calendar::peek_avx2`] and [`Calendar::after_event_avx2`], compiled
+    /// for AVX2), the AVX2 gather and kernel are inlined rather than called.
     #[inline(always)]
     fn predict_among_neighbours<const AVX2: bool>(
         &mut self,
@@ -178,7 +178,10 @@ impl Calendar {
         rest: Earliest,
         rest_partner_counter: u32,
     ) {
-        let best = self.search_neighbours::<AVX2>(world, i, entering, rest);
+        let found = self.grid.gather::<AVX2>(i, entering, &mut self.neighbours);
+        let best =
+            self.search
+                .earliest::<AVX2>(world, i, self.latest, &mut self.neighbours, found, rest);
         let state = self.queue.payload_mut(i);
         (state.rest_time, state.rest_key) = (best.time, best.key);
         state.rest_partner_counter = if best.partner == NONE {
@@ -187,40 +190,6 @@ impl Calendar {
             self.counters[best.partner as usize]
         };
         self.schedule(world, i);
-    }
-
-    /// The earlier of `rest` and body `i`'s earliest collision with its neighbours (all, or
-    /// those of the layer it entered). `AVX2`: see [`Calendar::predict_among_neighbours`].
-    #[inline(always)]
-    fn search_neighbours<const AVX2: bool>(
-        &mut self,
-        world: &World,
-        i: usize,
-        entering: Option<(usize, bool)>,
-        rest: Earliest,
-    ) -> Earliest {
-        #[cfg(target_arch = "x86_64")]
-        if AVX2 {
-            // SAFETY: `AVX2` is only set in code compiled for AVX2 and POPCNT that runs where
-            // `self.avx2`, which implies that `simd` was allowed and the CPU has both: the
-            // condition on which the grid and the search use their AVX2 paths.
-            return unsafe {
-                let found = self
-                    .grid
-                    .gather_in_avx2_code(i, entering, &mut self.neighbours);
-                self.search.earliest_in_avx2_code(
-                    world,
-                    i,
-                    self.latest,
-                    &mut self.neighbours,
-                    found,
-                    rest,
-                )
-            };
-        }
-        let found = self.grid.gather(i, entering, &mut self.neighbours);
-        self.search
-            .earliest(world, i, self.latest, &mut self.neighbours, found, rest)
     }
 
     /// Puts the earlier of body `i`'s stored non-crossing event and its next cell crossing

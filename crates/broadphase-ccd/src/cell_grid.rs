@@ -197,8 +197,12 @@ impl CellGrid {
     /// the layer of cells that just became adjacent to `i`'s cell (none at the grid's edge),
     /// and returns their number. `out` must hold [`GATHER_SLACK`] more entries than there are
     /// bodies; the entries after the returned ones are overwritten with arbitrary bodies.
+    ///
+    /// With `INLINE_AVX2`, the AVX2 gather is inlined into the caller, for callers compiled
+    /// for AVX2 (a call costs its prologue and epilogue; in code not compiled for AVX2 each
+    /// intrinsic would be a call instead).
     #[inline(always)]
-    pub(crate) fn gather(
+    pub(crate) fn gather<const INLINE_AVX2: bool>(
         &self,
         i: usize,
         entering: Option<(usize, bool)>,
@@ -207,12 +211,14 @@ impl CellGrid {
         if self.beyond_face(i, entering) {
             return 0;
         }
-        // SAFETY: `avx2` is only set where the CPU has AVX2 and POPCNT.
-        match (self.avx2, self.dim) {
-            (true, 2) => unsafe { self.gather_block_avx2::<2>(i, entering, out) },
-            (true, _) => unsafe { self.gather_block_avx2::<3>(i, entering, out) },
-            (false, 2) => self.gather_block::<false, 2>(i, entering, out),
-            (false, _) => self.gather_block::<false, 3>(i, entering, out),
+        match (self.avx2, INLINE_AVX2, self.dim) {
+            (true, true, 2) => self.gather_block::<true, 2>(i, entering, out),
+            (true, true, _) => self.gather_block::<true, 3>(i, entering, out),
+            // SAFETY: `avx2` is only set where the CPU has AVX2 and POPCNT.
+            (true, false, 2) => unsafe { self.gather_block_avx2::<2>(i, entering, out) },
+            (true, false, _) => unsafe { self.gather_block_avx2::<3>(i, entering, out) },
+            (false, _, 2) => self.gather_block::<false, 2>(i, entering, out),
+            (false, _, _) => self.gather_block::<false, 3>(i, entering, out),
         }
     }
 
@@ -224,32 +230,6 @@ impl CellGrid {
             let c = self.place[i].coord[axis];
             (up && c + 1 == self.cells[axis]) || (!up && c == 0)
         })
-    }
-
-    /// [`CellGrid::gather`] for a caller compiled for AVX2, into which the AVX2 gather is
-    /// inlined (a call costs its prologue and epilogue).
-    ///
-    /// # Safety
-    /// The grid must use the AVX2 gather (`simd` was allowed and the CPU has AVX2 and
-    /// POPCNT). The caller should be compiled with those features: elsewhere every intrinsic
-    /// is a call (correct, but slow).
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    pub(crate) unsafe fn gather_in_avx2_code(
-        &self,
-        i: usize,
-        entering: Option<(usize, bool)>,
-        out: &mut [u32],
-    ) -> usize {
-        debug_assert!(self.avx2);
-        if self.beyond_face(i, entering) {
-            return 0;
-        }
-        if self.dim == 2 {
-            self.gather_block::<true, 2>(i, entering, out)
-        } else {
-            self.gather_block::<true, 3>(i, entering, out)
-        }
     }
 
     /// [`CellGrid::gather_block`] compiled for AVX2.
@@ -278,9 +258,8 @@ impl CellGrid {
     }
 
     /// Gathers the 3^D block around `i`'s cell, or with `Some((axis, up))` only its layer
-    /// one cell up (or down) along `axis`; with `AVX2` (only instantiated so by
-    /// [`CellGrid::gather_block_avx2`] and [`CellGrid::gather_in_avx2_code`], in code
-    /// compiled for AVX2 on a CPU that has it) a row at a time. Compiled per dimension, so that a 2D
+    /// one cell up (or down) along `axis`; with `AVX2` (only instantiated so where the grid's
+    /// `avx2` is set: the CPU has AVX2 and POPCNT) a row at a time. Compiled per dimension, so that a 2D
     /// grid runs no loop over a third axis.
     ///
     /// Cells are numbered x fastest, so each row of the block is a run of consecutive cells
@@ -333,8 +312,8 @@ impl CellGrid {
             for row in 0..ROWS {
                 let first = first + plane * self.plane_stride + row * self.row_stride;
                 count = if AVX2 {
-                    // SAFETY: `AVX2` is only set by the two AVX2 entry points (see
-                    // `gather_block`), whose callers guarantee AVX2 and POPCNT.
+                    // SAFETY: `AVX2` is only set where the CPU has AVX2 and POPCNT (see
+                    // `gather_block`).
                     unsafe { compact_row_avx2(&self.slots, first, cells, me, out, count) }
                 } else {
                     compact_row(&self.slots[first..first + cells], me, out, count)
@@ -498,22 +477,17 @@ mod tests {
             grid.cell_index(grid.place[i].coord)
         );
         let mut out = vec![0; grid.place.len() + GATHER_SLACK];
-        let count = grid.gather(i, entering, &mut out);
-        #[cfg(target_arch = "x86_64")]
-        if grid.avx2 {
-            // The form the calendar inlines into its AVX2 event loop.
-            let mut inlined = vec![0; grid.place.len() + GATHER_SLACK];
-            // SAFETY: `grid.avx2`: the grid uses the AVX2 gather, so the CPU has AVX2 and
-            // POPCNT.
-            let inlined_count = unsafe { grid.gather_in_avx2_code(i, entering, &mut inlined) };
-            assert_eq!(
-                inlined[..inlined_count],
-                out[..count],
-                "inlined vs called gather"
-            );
-        }
+        let count = grid.gather::<false>(i, entering, &mut out);
+        // The form the calendar inlines into its AVX2 event loop.
+        let mut inlined = vec![0; grid.place.len() + GATHER_SLACK];
+        let inlined_count = grid.gather::<true>(i, entering, &mut inlined);
+        assert_eq!(
+            inlined[..inlined_count],
+            out[..count],
+            "inlined vs called gather"
+        );
         let mut reference = vec![0; grid.place.len() + GATHER_SLACK];
-        let reference_count = scalar.gather(i, entering, &mut reference);
+        let reference_count = scalar.gather::<false>(i, entering, &mut reference);
         assert_eq!(
             out[..count],
             reference[..reference_count],

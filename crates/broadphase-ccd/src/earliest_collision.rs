@@ -122,47 +122,12 @@ impl CollisionSearch {
     ///
     /// Both kernels return the same event: the minimum of `(time, key)` does not depend on
     /// the order in which the pairs are offered.
-    #[inline(always)]
-    pub(crate) fn earliest(
-        &mut self,
-        world: &World,
-        i: usize,
-        latest: f64,
-        neighbours: &mut [u32],
-        found: usize,
-        best: Earliest,
-    ) -> Earliest {
-        self.earliest_with::<false>(world, i, latest, neighbours, found, best)
-    }
-
-    /// [`CollisionSearch::earliest`] for a caller compiled for AVX2, into which the AVX2
-    /// kernel is inlined (a call costs its prologue, epilogue and the passing of the result
-    /// through memory).
     ///
-    /// # Safety
-    /// The search must use the AVX2 kernel (`simd` was allowed and the CPU has AVX2 and
-    /// POPCNT). The caller should be compiled with those features: elsewhere every intrinsic
-    /// is a call (correct, but slow).
-    #[cfg(target_arch = "x86_64")]
+    /// With `INLINE_AVX2`, the AVX2 kernel is inlined into the caller, for callers compiled
+    /// for AVX2 (a call costs its prologue, epilogue and the passing of the result through
+    /// memory; in code not compiled for AVX2 each intrinsic would be a call instead).
     #[inline(always)]
-    pub(crate) unsafe fn earliest_in_avx2_code(
-        &mut self,
-        world: &World,
-        i: usize,
-        latest: f64,
-        neighbours: &mut [u32],
-        found: usize,
-        best: Earliest,
-    ) -> Earliest {
-        debug_assert!(self.avx2);
-        self.earliest_with::<true>(world, i, latest, neighbours, found, best)
-    }
-
-    /// The search, with the AVX2 kernel inlined when `INLINE_AVX2` (only instantiated so by
-    /// [`CollisionSearch::earliest_in_avx2_code`], whose caller guarantees AVX2 code and a
-    /// CPU with it).
-    #[inline(always)]
-    fn earliest_with<const INLINE_AVX2: bool>(
+    pub(crate) fn earliest<const INLINE_AVX2: bool>(
         &mut self,
         world: &World,
         i: usize,
@@ -178,31 +143,30 @@ impl CollisionSearch {
         for &j in &neighbours[..found] {
             crate::simd::prefetch_address(motion.as_ptr().wrapping_add(j as usize));
         }
+        #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // Pad the last group of four with `i` itself: `dp = dv = 0`, so `b = 0` is not
             // approaching and the padding never collides.
             neighbours[found..found + FILTER_SLACK].fill(i as u32);
             let groups = &neighbours[..found.div_ceil(4) * 4];
-            // SAFETY: `avx2` is only set where `avx2_available`; the inlined kernel only where
-            // the caller is compiled for AVX2 too (see `earliest_in_avx2_code`).
-            unsafe {
+            // SAFETY: `avx2` is only set where `avx2_available`.
+            return unsafe {
                 match (INLINE_AVX2, dim) {
                     (true, 2) => earliest_avx2_inlined::<2>(motion, i, from_latest, groups, best),
                     (true, _) => earliest_avx2_inlined::<3>(motion, i, from_latest, groups, best),
                     (false, 2) => earliest_avx2::<2>(motion, i, from_latest, groups, best),
                     (false, _) => earliest_avx2::<3>(motion, i, from_latest, groups, best),
                 }
-            }
-        } else {
-            let scratch = &mut self.candidates;
-            let neighbours = &neighbours[..found];
-            let count = if dim == 2 {
-                approaching_scalar::<2>(motion, i, from_latest, neighbours, scratch)
-            } else {
-                approaching_scalar::<3>(motion, i, from_latest, neighbours, scratch)
             };
-            earliest_of_candidates(i, scratch, count, best)
         }
+        let scratch = &mut self.candidates;
+        let neighbours = &neighbours[..found];
+        let count = if dim == 2 {
+            approaching_scalar::<2>(motion, i, from_latest, neighbours, scratch)
+        } else {
+            approaching_scalar::<3>(motion, i, from_latest, neighbours, scratch)
+        };
+        earliest_of_candidates(i, scratch, count, best)
     }
 }
 
@@ -509,28 +473,6 @@ unsafe fn earliest_avx2_inlined<const D: usize>(
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-unsafe fn earliest_avx2<const D: usize>(
-    _: &[Motion],
-    _: usize,
-    _: bool,
-    _: &[u32],
-    _: Earliest,
-) -> Earliest {
-    unreachable!("AVX2 is only detected on x86_64")
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-unsafe fn earliest_avx2_inlined<const D: usize>(
-    _: &[Motion],
-    _: usize,
-    _: bool,
-    _: &[u32],
-    _: Earliest,
-) -> Earliest {
-    unreachable!("AVX2 is only detected on x86_64")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -588,22 +530,25 @@ mod tests {
                 let mut list = ids.clone();
                 list.resize(ids.len() + FILTER_SLACK, 0);
                 let mut search = CollisionSearch::new(bodies.len(), simd);
-                results.push(search.earliest(&world, 0, latest, &mut list, ids.len(), start));
-                #[cfg(target_arch = "x86_64")]
-                if search.avx2 {
-                    // The form the calendar inlines into its AVX2 event loop.
-                    let mut list = ids.clone();
-                    list.resize(ids.len() + FILTER_SLACK, 0);
-                    // SAFETY: `search.avx2`: the search uses the AVX2 kernel, so the CPU has
-                    // AVX2 and POPCNT.
-                    let inlined = unsafe {
-                        search.earliest_in_avx2_code(&world, 0, latest, &mut list, ids.len(), start)
-                    };
-                    assert_eq!(
-                        inlined, results[1],
-                        "round {round}: inlined vs called kernel"
-                    );
-                }
+                results.push(search.earliest::<false>(
+                    &world,
+                    0,
+                    latest,
+                    &mut list,
+                    ids.len(),
+                    start,
+                ));
+                // The form the calendar inlines into its AVX2 event loop (the scalar kernel
+                // where the search has no AVX2).
+                let mut list = ids.clone();
+                list.resize(ids.len() + FILTER_SLACK, 0);
+                let inlined =
+                    search.earliest::<true>(&world, 0, latest, &mut list, ids.len(), start);
+                assert_eq!(
+                    inlined,
+                    results[results.len() - 1],
+                    "round {round}: inlined kernel"
+                );
             }
             let [scalar, vector] = [results[0], results[1]];
             assert_eq!(
