@@ -350,7 +350,7 @@ unsafe fn earliest_avx2_inlined<const D: usize>(
         let record = (m as *const Motion).cast::<f64>();
         // SAFETY: `Motion` is `repr(C)`, 64 bytes of eight `f64` in that order; the pointer
         // is derived from the whole record; unaligned loads need no alignment. The caller
-        // has AVX2 (this is only inlined into `earliest_avx2`).
+        // has AVX2 (this is only inlined into `earliest_avx2_inlined`).
         unsafe { (_mm256_loadu_pd(record), _mm256_loadu_pd(record.add(4))) }
     }
 
