@@ -379,14 +379,15 @@ const fn compact_lanes() -> [[u32; 8]; 64] {
 
 /// [`compact_row`] on the run of `cells` cells (at most three) from cell `first` of
 /// `slots`: one load of eight slots, two compares and a lane permutation, with no
-/// per-slot work. Always writes eight entries from `count`. Inlined into AVX2 code only.
+/// per-slot work. Always writes eight entries from `count`. Meant to be inlined into AVX2 code.
 ///
 /// Panics if `slots` does not hold four cells from `first` (the grid pads its slots with
 /// [`PADDING_CELLS`]) or `out` does not hold eight entries from `count` (a gather finds each
 /// body at most once and `out` holds [`GATHER_SLACK`] more entries than there are bodies).
 ///
 /// # Safety
-/// The CPU must have AVX2 and POPCNT, and the caller must be compiled for them.
+/// The CPU must have AVX2 and POPCNT. The caller should be compiled for them: elsewhere every
+/// intrinsic is a call (correct, but slow).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn compact_row_avx2(
