@@ -259,8 +259,8 @@ impl CellGrid {
 
     /// Gathers the 3^D block around `i`'s cell, or with `Some((axis, up))` only its layer
     /// one cell up (or down) along `axis`; with `AVX2` (only instantiated so where the grid's
-    /// `avx2` is set: the CPU has AVX2 and POPCNT) a row at a time. Compiled per dimension, so that a 2D
-    /// grid runs no loop over a third axis.
+    /// `avx2` is set: the CPU has AVX2 and POPCNT) a row at a time. Compiled per dimension, so
+    /// that a 2D grid runs no loop over a third axis.
     ///
     /// Cells are numbered x fastest, so each row of the block is a run of consecutive cells
     /// whose slots are adjacent in memory. Every slot is written to `out` and the count
@@ -477,24 +477,22 @@ mod tests {
             grid.place[i].cell as usize,
             grid.cell_index(grid.place[i].coord)
         );
-        let mut out = vec![0; grid.place.len() + GATHER_SLACK];
-        let count = grid.gather::<false>(i, entering, &mut out);
-        // The form the calendar inlines into its AVX2 event loop.
-        let mut inlined = vec![0; grid.place.len() + GATHER_SLACK];
-        let inlined_count = grid.gather::<true>(i, entering, &mut inlined);
-        assert_eq!(
-            inlined[..inlined_count],
-            out[..count],
-            "inlined vs called gather"
-        );
-        let mut reference = vec![0; grid.place.len() + GATHER_SLACK];
-        let reference_count = scalar.gather::<false>(i, entering, &mut reference);
-        assert_eq!(
-            out[..count],
-            reference[..reference_count],
-            "vector vs scalar gather"
-        );
-        let mut found = out[..count].to_vec();
+        // The called gather, the inlined form the calendar's AVX2 event loop uses, and the
+        // scalar gather return the same bodies in the same order.
+        let run = |grid: &CellGrid, inline: bool| {
+            let mut out = vec![0; grid.place.len() + GATHER_SLACK];
+            let count = if inline {
+                grid.gather::<true>(i, entering, &mut out)
+            } else {
+                grid.gather::<false>(i, entering, &mut out)
+            };
+            out.truncate(count);
+            out
+        };
+        let (out, inlined, reference) = (run(grid, false), run(grid, true), run(scalar, false));
+        assert_eq!(inlined, out, "inlined vs called gather");
+        assert_eq!(out, reference, "vector vs scalar gather");
+        let mut found = out;
         found.sort_unstable();
         found
     }
