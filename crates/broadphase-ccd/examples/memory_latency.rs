@@ -9,6 +9,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+/// Largest working set accepted, in megabytes (the walk also keeps an 8-byte index per line).
+const MAX_MEGABYTES: f64 = 4096.0;
+
 /// 64 bytes: one cache line per step of the walk.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
@@ -17,10 +20,18 @@ struct Line {
 }
 
 fn main() {
-    let args: Vec<f64> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("sizes in megabytes"))
-        .collect();
+    let mut args = Vec::new();
+    for arg in std::env::args().skip(1) {
+        match arg.parse::<f64>() {
+            Ok(megabytes) if megabytes > 0.0 && megabytes <= MAX_MEGABYTES => args.push(megabytes),
+            _ => {
+                eprintln!(
+                    "memory_latency: {arg:?} is not a size in megabytes in (0, {MAX_MEGABYTES}]"
+                );
+                std::process::exit(2);
+            }
+        }
+    }
     let sizes = if args.is_empty() {
         vec![0.25, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 64.0]
     } else {
@@ -29,7 +40,8 @@ fn main() {
     const LOADS: usize = 10_000_000;
     for megabytes in sizes {
         let lines = ((megabytes * 1e6) as usize / 64).max(2);
-        // A random cyclic order of the lines (Sattolo's shuffle: a single cycle).
+        // The lines in a random order (Fisher-Yates), each pointing to the next one in that
+        // order and the last to the first: one cycle through every line.
         let mut order: Vec<usize> = (0..lines).collect();
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for i in (1..lines).rev() {
@@ -37,7 +49,7 @@ fn main() {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let j = (state % i as u64) as usize;
+            let j = (state % (i as u64 + 1)) as usize;
             order.swap(i, j);
         }
         let mut walk = vec![Line { next: 0 }; lines];
