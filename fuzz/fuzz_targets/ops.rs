@@ -5,7 +5,8 @@
 
 use arbitrary::Arbitrary;
 use broadphase::verify::Verifier;
-use broadphase::{create, Aabb, AlgorithmOptions, CollisionFilter, ProxyKind, Ray, SwitchPolicy, Vec3, ALGORITHMS};
+use broadphase::adaptive::SwitchPolicy;
+use broadphase::{create, Aabb, AlgorithmOptions, CollisionFilter, ProxyKind, Ray, Vec3, ALGORITHMS};
 use libfuzzer_sys::fuzz_target;
 
 /// A coordinate drawn from the values that break broad phases.

@@ -5,7 +5,8 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use broadphase::{bipartite_pairs_with, complete_pairs_with, Aabb, PruneOptions, PruneScratch, Vec3};
+use broadphase::prune::{PruneOptions, PruneScratch, bipartite_pairs_with, complete_pairs_with};
+use broadphase::{Aabb, Vec3};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug, Clone, Copy)]

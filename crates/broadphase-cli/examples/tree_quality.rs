@@ -5,9 +5,10 @@
 
 use std::time::Instant;
 
+use broadphase::tree::{BvhBuild, DescendRule, DynamicTreeOptions, TraversalStack};
 use broadphase::{
-    BroadPhase, BvhBroadPhase, BvhBuild, CollisionFilter, DescendRule, DynamicTreeBroadPhase,
-    PairEvents, ProxyId, ProxyKind, TraversalStack,
+    BroadPhase, BvhBroadPhase, CollisionFilter, DynamicTreeBroadPhase, PairEvents, ProxyId,
+    ProxyKind,
 };
 use broadphase_sim::{BouncingBoxes, BouncingBoxesConfig};
 
@@ -58,14 +59,16 @@ fn main() {
     let margin: f32 = args
         .get(3)
         .and_then(|s| s.parse().ok())
-        .unwrap_or(broadphase::DEFAULT_TREE_MARGIN);
+        .unwrap_or(DynamicTreeOptions::default().margin);
     println!("{objects} objects, {steps} steps of the default bench scene; median ms/step over the steps");
     println!(
         "{:<28} {:>7} {:>16} {:>10} {:>12} {:>10}",
         "structure", "height", "internal area", "ms/step", "tree B/proxy", "rebuilds"
     );
 
-    let mut tree = DynamicTreeBroadPhase::new(margin).unwrap();
+    let mut options = DynamicTreeOptions::default();
+    options.margin = margin;
+    let mut tree = DynamicTreeBroadPhase::with_options(&options).unwrap();
     let ms = run(&mut tree, objects, steps, |_| {});
     println!(
         "{:<28} {:>7} {:>16.4e} {:>10.3} {:>12.1} {:>10}",

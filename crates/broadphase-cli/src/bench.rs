@@ -39,10 +39,10 @@ pub struct BenchArgs {
     verbose: bool,
     /// `bvh`: build strategy (median, sah, bottom-up, insertion).
     #[arg(long, default_value = "median")]
-    bvh_build: broadphase::BvhBuild,
+    bvh_build: broadphase::tree::BvhBuild,
     /// `bvh`: descend rule of the pair traversal (simultaneous, larger-volume).
     #[arg(long, default_value = "simultaneous")]
-    bvh_descend: broadphase::DescendRule,
+    bvh_descend: broadphase::tree::DescendRule,
     /// `dynamic-tree`: leaf box margin (default: the library's).
     #[arg(long)]
     tree_margin: Option<f32>,
@@ -172,9 +172,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--rounds must be at least 1");
     }
     let mut options = broadphase::AlgorithmOptions::default();
-    options.bvh_build = args.bvh_build;
-    options.bvh_descend = args.bvh_descend;
-    options.tree_margin = args.tree_margin;
+    options.bvh.build = args.bvh_build;
+    options.bvh.descend = args.bvh_descend;
+    if let Some(margin) = args.tree_margin {
+        options.dynamic_tree.margin = margin;
+    }
     if let Some(c) = &config {
         options = c.options()?;
     }
@@ -232,7 +234,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                     )
                 });
             }
-            if let (true, Some((choosing, updating))) = (args.verbose, m.choice_overhead) {
+            if let (true, Some(overhead)) = (args.verbose, m.choice_overhead) {
+                let (choosing, updating) = (overhead.choosing_seconds, overhead.updating_seconds);
                 progress.suspend(|| {
                     eprintln!(
                         "{name} {}: choosing took {:.1} ms, updates {:.1} ms ({} switches)",

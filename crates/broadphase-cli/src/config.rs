@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use anyhow::Context;
-use broadphase::{AlgorithmOptions, BvhBuild, DescendRule};
+use broadphase::tree::{BvhBuild, DescendRule};
+use broadphase::AlgorithmOptions;
 use serde::{Deserialize, Serialize};
 
 /// One configuration: an algorithm name and the options that differ from the defaults.
@@ -46,13 +47,15 @@ impl AlgorithmConfig {
             );
         }
         let mut options = AlgorithmOptions::default();
-        options.grid_cell_size = self.grid_cell_size;
-        options.tree_margin = self.tree_margin;
+        options.grid.cell_size = self.grid_cell_size;
+        if let Some(margin) = self.tree_margin {
+            options.dynamic_tree.margin = margin;
+        }
         if let Some(build) = &self.bvh_build {
-            options.bvh_build = build.parse::<BvhBuild>().map_err(anyhow::Error::msg)?;
+            options.bvh.build = build.parse::<BvhBuild>().map_err(anyhow::Error::msg)?;
         }
         if let Some(rule) = &self.bvh_descend {
-            options.bvh_descend = rule.parse::<DescendRule>().map_err(anyhow::Error::msg)?;
+            options.bvh.descend = rule.parse::<DescendRule>().map_err(anyhow::Error::msg)?;
         }
         // Creating it checks the values (cell size, margin).
         broadphase::create(&self.algorithm, &options)?;
@@ -82,19 +85,19 @@ impl AlgorithmConfig {
         let mut lines =
             vec!["let mut options = broadphase::AlgorithmOptions::default();".to_string()];
         if let Some(size) = self.grid_cell_size {
-            lines.push(format!("options.grid_cell_size = Some({size:?});"));
+            lines.push(format!("options.grid.cell_size = Some({size:?});"));
         }
         if let Some(margin) = self.tree_margin {
-            lines.push(format!("options.tree_margin = Some({margin:?});"));
+            lines.push(format!("options.dynamic_tree.margin = {margin:?};"));
         }
         if let Some(build) = &self.bvh_build {
             lines.push(format!(
-                "options.bvh_build = \"{build}\".parse().expect(\"a build strategy\");"
+                "options.bvh.build = \"{build}\".parse().expect(\"a build strategy\");"
             ));
         }
         if let Some(rule) = &self.bvh_descend {
             lines.push(format!(
-                "options.bvh_descend = \"{rule}\".parse().expect(\"a descend rule\");"
+                "options.bvh.descend = \"{rule}\".parse().expect(\"a descend rule\");"
             ));
         }
         lines.push(format!(
@@ -154,7 +157,7 @@ mod tests {
         let text = config.to_file_text(&["made by a test".into()]);
         let back: AlgorithmConfig = toml::from_str(&text).unwrap();
         assert_eq!(back, config);
-        assert_eq!(back.options().unwrap().bvh_build, BvhBuild::Sah);
+        assert_eq!(back.options().unwrap().bvh.build, BvhBuild::Sah);
         assert!(text.contains("broadphase::create(\"bvh\""));
         let bad = |text: &str| {
             toml::from_str::<AlgorithmConfig>(text)

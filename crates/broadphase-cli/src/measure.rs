@@ -38,14 +38,14 @@ pub struct Measurement {
     /// Pairs reported at each measured step, to check algorithms against each other.
     pub pair_counts: Vec<usize>,
     /// What `adaptive` switched to, when and why (empty for the other algorithms).
-    pub switches: Vec<broadphase::SwitchRecord>,
+    pub switches: Vec<broadphase::adaptive::SwitchRecord>,
     /// Per phase of a phased scene, in order (empty without phases).
     pub phases: Vec<PhaseMeasurement>,
     /// The measured step (0-based) at which the run stopped because three steps in a row
     /// took longer than the limit, and that step's milliseconds; the summaries cover the steps before.
     pub stopped: Option<(usize, f64)>,
     /// For `adaptive`: seconds spent choosing and seconds in updates.
-    pub choice_overhead: Option<(f64, f64)>,
+    pub choice_overhead: Option<broadphase::ChoiceOverhead>,
 }
 
 /// The measured steps of one phase of a scene.
@@ -202,10 +202,10 @@ pub fn measure_until(
         actual_mean: actual_sum as f64 / steps.max(1) as f64,
         bytes_per_proxy: bp.memory_bytes() as f64 / world.live_count().max(1) as f64,
         pair_counts,
-        switches: bp.switch_log().to_vec(),
+        switches: bp.diagnostics().switches.to_vec(),
         phases,
         stopped,
-        choice_overhead: bp.choice_overhead(),
+        choice_overhead: bp.diagnostics().choice_overhead,
     })
 }
 

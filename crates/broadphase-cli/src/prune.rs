@@ -5,10 +5,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, ensure};
+use broadphase::backend::{radix_sort_keys, sortable_key};
+use broadphase::prune::{complete_pairs_with, PruneOptions, PruneScratch};
 use broadphase::verify::SplitMix64;
-use broadphase::{
-    complete_pairs_with, radix_sort_keys, sortable_key, Aabb, PruneOptions, PruneScratch, Vec3,
-};
+use broadphase::{Aabb, Vec3};
 use clap::{Args, ValueEnum};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use serde::Serialize;

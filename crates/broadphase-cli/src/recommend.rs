@@ -71,10 +71,10 @@ pub fn configurations(scene: &Scene) -> Vec<AlgorithmConfig> {
             ..AlgorithmConfig::plain("dynamic-tree")
         });
     }
-    for build in broadphase::BvhBuild::ALL {
-        for rule in broadphase::DescendRule::ALL {
-            if build == broadphase::BvhBuild::default()
-                && rule == broadphase::DescendRule::default()
+    for build in broadphase::tree::BvhBuild::ALL {
+        for rule in broadphase::tree::DescendRule::ALL {
+            if build == broadphase::tree::BvhBuild::default()
+                && rule == broadphase::tree::DescendRule::default()
             {
                 continue;
             }

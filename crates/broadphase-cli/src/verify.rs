@@ -33,10 +33,10 @@ pub struct VerifyArgs {
     switch_every: Option<u64>,
     /// `bvh`: build strategy (median, sah, bottom-up, insertion).
     #[arg(long, default_value = "median")]
-    bvh_build: broadphase::BvhBuild,
+    bvh_build: broadphase::tree::BvhBuild,
     /// `bvh`: descend rule of the pair traversal (simultaneous, larger-volume).
     #[arg(long, default_value = "simultaneous")]
-    bvh_descend: broadphase::DescendRule,
+    bvh_descend: broadphase::tree::DescendRule,
     /// `dynamic-tree`: leaf box margin (default: the library's).
     #[arg(long)]
     tree_margin: Option<f32>,
@@ -66,14 +66,16 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     let mut options = broadphase::AlgorithmOptions::default();
-    options.bvh_build = args.bvh_build;
-    options.bvh_descend = args.bvh_descend;
-    options.tree_margin = args.tree_margin;
+    options.bvh.build = args.bvh_build;
+    options.bvh.descend = args.bvh_descend;
+    if let Some(margin) = args.tree_margin {
+        options.dynamic_tree.margin = margin;
+    }
     if let Some(every) = args.switch_every {
         if every == 0 {
             anyhow::bail!("--switch-every must be at least 1");
         }
-        options.adaptive.policy = broadphase::SwitchPolicy::RoundRobin;
+        options.adaptive.policy = broadphase::adaptive::SwitchPolicy::RoundRobin;
         options.adaptive.min_trial_interval = every;
         options.adaptive.max_trial_interval = every;
     }
@@ -90,12 +92,9 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut verifier = Verifier::new(algorithms);
     let report = verifier.run(&config);
     for algorithm in verifier.algorithms() {
-        if !algorithm.switch_log().is_empty() {
-            println!(
-                "{}: {} switches",
-                algorithm.name(),
-                algorithm.switch_log().len()
-            );
+        let switches = algorithm.diagnostics().switches;
+        if !switches.is_empty() {
+            println!("{}: {} switches", algorithm.name(), switches.len());
         }
     }
     if let Some(first) = &report.first_mismatch {

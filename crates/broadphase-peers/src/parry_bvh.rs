@@ -2,10 +2,8 @@
 
 use std::ops::ControlFlow;
 
-use broadphase::{
-    Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, PairTracker, ProxyId, ProxyKind,
-    ProxyTable, Result,
-};
+use broadphase::backend::{PairSet, ProxyStore, ProxyTable};
+use broadphase::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
 use parry3d::bounding_volume::Aabb as ParryAabb;
 use parry3d::partitioning::{Bvh, BvhWorkspace};
 
@@ -29,8 +27,7 @@ use parry3d::partitioning::{Bvh, BvhWorkspace};
 /// ```
 #[derive(Default)]
 pub struct ParryBvh {
-    proxies: ProxyTable,
-    pairs: PairTracker,
+    store: ProxyStore,
     tree: Bvh,
     workspace: BvhWorkspace,
     /// Slots whose box changed (or that were inserted) since the last update.
@@ -41,8 +38,8 @@ pub struct ParryBvh {
 impl std::fmt::Debug for ParryBvh {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParryBvh")
-            .field("proxies", &self.proxies.len())
-            .field("pairs", &self.pairs.len())
+            .field("proxies", &self.store.proxies().len())
+            .field("pairs", &self.store.pair_set().len())
             .finish()
     }
 }
@@ -74,31 +71,34 @@ impl BroadPhase for ParryBvh {
     }
 
     fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        let id = self.proxies.insert(aabb, kind, filter)?;
+        let id = self.store.insert(aabb, kind, filter)?;
         self.mark_dirty(id.index() as usize);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.proxies.set_aabb(id, aabb)?;
+        let slot = self.store.set_aabb(id, aabb)?;
         self.mark_dirty(slot);
         Ok(())
     }
 
     fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.proxies.remove(id).map(|_| ())
+        self.store.remove(id).map(|_| ())
     }
 
     fn update(&mut self, events: &mut PairEvents) {
-        for &slot in self.proxies.removed_slots() {
+        for &slot in self.store.proxies().removed_slots() {
             self.tree.remove(slot);
         }
         for &slot in &self.dirty {
             let i = slot as usize;
             self.is_dirty[i] = false;
-            if self.proxies.is_live(i) {
-                self.tree
-                    .insert_or_update_partially(to_parry(self.proxies.aabb(i)), slot, 0.0);
+            if self.store.proxies().is_live(i) {
+                self.tree.insert_or_update_partially(
+                    to_parry(self.store.proxies().aabb(i)),
+                    slot,
+                    0.0,
+                );
             }
         }
         self.dirty.clear();
@@ -108,7 +108,7 @@ impl BroadPhase for ParryBvh {
         self.tree.optimize_incremental(&mut self.workspace);
         self.tree.refit(&mut self.workspace);
 
-        let (proxies, pairs) = (&self.proxies, &mut self.pairs);
+        let (proxies, pairs) = self.store.split_mut();
         pairs.begin_full();
         self.tree
             .traverse_bvtt_single_tree::<false>(&mut self.workspace, &mut |a, b| {
@@ -117,32 +117,29 @@ impl BroadPhase for ParryBvh {
                 }
             });
         pairs.end_full();
-        pairs.finish(&self.proxies, events);
-        self.proxies.release_removed();
+        self.store.finish(events);
     }
 
     fn clear(&mut self) {
-        self.proxies.clear();
-        self.pairs.clear();
+        self.store.clear();
         self.tree = Bvh::new();
         self.dirty.clear();
         self.is_dirty.clear();
     }
 
     fn proxies(&self) -> &ProxyTable {
-        &self.proxies
+        self.store.proxies()
     }
 
     fn pair_set(&self) -> &PairSet {
-        self.pairs.set()
+        self.store.pair_set()
     }
 
     /// Estimate: parry does not expose its capacities; a binary BVH of n leaves holds
     /// about n wide nodes of two child boxes each, plus the refit buffer of the same size.
     fn memory_bytes(&self) -> usize {
         let nodes = self.tree.leaf_count() as usize;
-        self.proxies.memory_bytes()
-            + self.pairs.memory_bytes()
+        self.store.memory_bytes()
             + 2 * nodes * 2 * std::mem::size_of::<parry3d::partitioning::BvhNode>()
             + self.dirty.capacity() * 4
             + self.is_dirty.capacity()
@@ -158,10 +155,10 @@ impl BroadPhase for ParryBvh {
         for leaf in self.tree.intersect_aabb(&query) {
             let i = leaf as usize;
             // The tree is as of the last update: check liveness and the current box.
-            if self.proxies.is_live(i)
-                && self.proxies.filter(i).allows(filter)
-                && self.proxies.aabb(i).overlaps(aabb)
-                && visitor(self.proxies.id(i)).is_break()
+            if self.store.proxies().is_live(i)
+                && self.store.proxies().filter(i).allows(filter)
+                && self.store.proxies().aabb(i).overlaps(aabb)
+                && visitor(self.store.proxies().id(i)).is_break()
             {
                 return;
             }

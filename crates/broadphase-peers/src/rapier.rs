@@ -1,9 +1,7 @@
 //! rapier3d's broad phase, driven standalone.
 
-use broadphase::{
-    key_indices, Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, PairTracker, ProxyId,
-    ProxyKind, ProxyTable, Result, Vec3,
-};
+use broadphase::backend::{PairSet, ProxyStore, ProxyTable};
+use broadphase::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result, Vec3};
 use rapier3d::dynamics::{IntegrationParameters, IslandManager, RigidBodySet, SoftBodySet};
 use rapier3d::geometry::{
     ActiveCollisionTypes, BroadPhaseBvh, BroadPhasePairEvent, ColliderBuilder, ColliderHandle,
@@ -34,8 +32,7 @@ const LENGTH_UNIT: f32 = 1e-4;
 /// # Ok::<(), broadphase::Error>(())
 /// ```
 pub struct RapierBroadPhase {
-    proxies: ProxyTable,
-    pairs: PairTracker,
+    store: ProxyStore,
     params: IntegrationParameters,
     broad_phase: BroadPhaseBvh,
     colliders: ColliderSet,
@@ -64,8 +61,8 @@ impl Default for RapierBroadPhase {
 impl std::fmt::Debug for RapierBroadPhase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RapierBroadPhase")
-            .field("proxies", &self.proxies.len())
-            .field("pairs", &self.pairs.len())
+            .field("proxies", &self.store.proxies().len())
+            .field("pairs", &self.store.pair_set().len())
             .field("candidates", &self.candidates.len())
             .finish()
     }
@@ -100,8 +97,7 @@ impl RapierBroadPhase {
             ..Default::default()
         };
         Self {
-            proxies: ProxyTable::new(),
-            pairs: PairTracker::new(),
+            store: ProxyStore::new(),
             params,
             broad_phase: BroadPhaseBvh::new(),
             colliders: ColliderSet::new(),
@@ -138,7 +134,7 @@ impl BroadPhase for RapierBroadPhase {
     }
 
     fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        let id = self.proxies.insert(aabb, kind, filter)?;
+        let id = self.store.insert(aabb, kind, filter)?;
         let slot = id.index() as usize;
         let (center, half) = outward_cuboid(&aabb);
         let collider = ColliderBuilder::cuboid(half.x, half.y, half.z)
@@ -161,7 +157,7 @@ impl BroadPhase for RapierBroadPhase {
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.proxies.set_aabb(id, aabb)?;
+        let slot = self.store.set_aabb(id, aabb)?;
         let Some(handle) = self.handles[slot] else {
             return Ok(());
         };
@@ -183,7 +179,7 @@ impl BroadPhase for RapierBroadPhase {
     }
 
     fn remove(&mut self, id: ProxyId) -> Result<()> {
-        let slot = self.proxies.remove(id)?;
+        let slot = self.store.remove(id)?;
         if let Some(handle) = self.handles[slot].take() {
             self.colliders.remove(
                 handle,
@@ -227,49 +223,43 @@ impl BroadPhase for RapierBroadPhase {
             }
         }
 
-        let proxies = &self.proxies;
-        self.pairs.begin_full();
-        let mut position = 0;
-        while position < self.candidates.len() {
-            let (a, b) = key_indices(self.candidates.keys()[position]);
+        let (proxies, pairs) = self.store.split_mut();
+        pairs.begin_full();
+        self.candidates.retain(|a, b| {
             let (a_, b_) = (a as usize, b as usize);
             if proxies.is_removed(a_) || proxies.is_removed(b_) {
-                // The last candidate moves into `position`; look at it next.
-                self.candidates.remove_at(position);
-                continue;
+                return false;
             }
             if proxies.is_pair(a_, b_) {
-                self.pairs.mark(a, b);
+                pairs.mark(a, b);
             }
-            position += 1;
-        }
-        self.pairs.end_full();
-        self.pairs.finish(&self.proxies, events);
-        self.proxies.release_removed();
+            true
+        });
+        pairs.end_full();
+        self.store.finish(events);
     }
 
     fn clear(&mut self) {
         *self = Self {
-            proxies: std::mem::take(&mut self.proxies),
+            store: std::mem::take(&mut self.store),
             ..Self::new()
         };
-        self.proxies.clear();
+        self.store.clear();
     }
 
     fn proxies(&self) -> &ProxyTable {
-        &self.proxies
+        self.store.proxies()
     }
 
     fn pair_set(&self) -> &PairSet {
-        self.pairs.set()
+        self.store.pair_set()
     }
 
     /// Estimate: rapier does not expose its capacities; counts our tables plus one
     /// collider, two BVH node halves and one pair-map entry per candidate, by their sizes.
     fn memory_bytes(&self) -> usize {
         let n = self.colliders.len();
-        self.proxies.memory_bytes()
-            + self.pairs.memory_bytes()
+        self.store.memory_bytes()
             + self.candidates.memory_bytes()
             + n * (std::mem::size_of::<rapier3d::geometry::Collider>()
                 + 2 * std::mem::size_of::<parry3d::partitioning::BvhNode>())

@@ -3,9 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use broadphase::{
-    Adaptive, AdaptiveOptions, BroadPhase, BruteForce, PairEvents, ProxyId, SwitchPolicy,
-};
+use broadphase::adaptive::{AdaptiveOptions, SwitchPolicy};
+use broadphase::{Adaptive, BroadPhase, BruteForce, PairEvents, ProxyId};
 use broadphase_sim::{Scene, World, WorldProxies};
 
 /// One broad phase fed by the world.
@@ -86,8 +85,8 @@ fn adaptive_matches_brute_force_through_every_phase() {
         assert_eq!(switching.snapshot(), expected, "round robin, step {step}");
     }
     assert!(
-        switching.bp.switch_log().len() >= 20,
+        switching.bp.diagnostics().switches.len() >= 20,
         "{:?}",
-        switching.bp.switch_log().len()
+        switching.bp.diagnostics().switches.len()
     );
 }

@@ -10,10 +10,10 @@
 //! After one update, prints for each depth the nodes, the occupied nodes, the objects, the mean
 //! and the longest list, and the objects outside the root.
 
+use broadphase::octree::LevelStatistics;
 use broadphase::verify::SplitMix64;
 use broadphase::{
-    Aabb, BroadPhase, CollisionFilter, LevelStatistics, LooseOctree, Octree, PairEvents, ProxyKind,
-    Vec3,
+    Aabb, BroadPhase, CollisionFilter, LooseOctree, Octree, PairEvents, ProxyKind, Vec3,
 };
 
 fn fill(bp: &mut dyn BroadPhase, objects: usize) {

@@ -4,8 +4,9 @@
 //!
 //! `cargo run --release -p broadphase --example prune_profile -- [boxes] [repeat] [threads] [sparse]`
 //! (`NO_BUCKET_FIRST=1` turns `PruneOptions::bucket_first` off).
+use broadphase::prune::{complete_pairs_with, PruneOptions, PruneScratch};
 use broadphase::verify::SplitMix64;
-use broadphase::{complete_pairs_with, Aabb, PruneOptions, PruneScratch};
+use broadphase::Aabb;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

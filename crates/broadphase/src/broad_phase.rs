@@ -2,12 +2,10 @@
 
 use std::ops::ControlFlow;
 
-use crate::pair_set::key_indices;
+use crate::adaptive::SwitchRecord;
+use crate::backend::{key_indices, PairSet, ProxyStore, ProxyTable};
 use crate::query::{is_closer, sort_hits, Ray, RayHit};
-use crate::{
-    Aabb, CollisionFilter, Pair, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
-    SwitchRecord,
-};
+use crate::{Aabb, CollisionFilter, Pair, PairEvents, ProxyId, ProxyKind, Result};
 
 /// A broad phase: keeps a set of boxes and the exact set of pairs among them that overlap.
 ///
@@ -16,7 +14,9 @@ use crate::{
 /// static. Every algorithm gives the same set; only the order of pairs and events differs
 /// between algorithms (never between two runs of the same calls).
 ///
-/// The trait is object safe so that programs can hold any algorithm as `Box<dyn BroadPhase>`.
+/// The trait is object safe so that programs can hold any algorithm as `Box<dyn BroadPhase>`,
+/// and requires `Send + Sync` so that such a box can move to another thread or be shared by
+/// readers (an engine's systems run on a thread pool).
 ///
 /// ```
 /// use broadphase::{Aabb, BroadPhase, BruteForce, CollisionFilter, PairEvents, ProxyKind};
@@ -32,7 +32,7 @@ use crate::{
 /// # let _ = a;
 /// # Ok::<(), broadphase::Error>(())
 /// ```
-pub trait BroadPhase {
+pub trait BroadPhase: Send + Sync {
     /// The algorithm's name as used on the command line (`"sap"`, `"brute-force"`, …).
     fn name(&self) -> &'static str;
 
@@ -64,11 +64,17 @@ pub trait BroadPhase {
     /// Removes every proxy and pair without reporting events. All ids become stale.
     fn clear(&mut self);
 
-    /// The proxies: boxes, kinds and filters by slot.
+    /// The proxies: boxes, kinds and filters by slot (see [`crate::backend`]).
     fn proxies(&self) -> &ProxyTable;
 
     /// The pair set as of the last `update`, keyed by slot indices.
     fn pair_set(&self) -> &PairSet;
+
+    /// What the algorithm can tell about its own working beyond the pairs, for tools that
+    /// report on it (the workbench); empty by default.
+    fn diagnostics(&self) -> Diagnostics<'_> {
+        Diagnostics::default()
+    }
 
     /// Bytes of heap memory the structure holds (capacities, not lengths).
     fn memory_bytes(&self) -> usize;
@@ -158,29 +164,6 @@ pub trait BroadPhase {
         sort_hits(out);
     }
 
-    /// Prepares an empty broad phase so that inserting the live proxies of `template` one by
-    /// one, in ascending slot order, hands out exactly the ids `template` holds, and later
-    /// inserts and removals number slots as `template` would. Wrappers that move proxies
-    /// between broad phases ([`crate::Adaptive`]) then need no id map. Returns `false` (and
-    /// changes nothing) when this broad phase is not empty, `template` has removals not yet
-    /// released by an update, or the broad phase does not support it (the default).
-    fn mirror_ids(&mut self, template: &ProxyTable) -> bool {
-        let _ = template;
-        false
-    }
-
-    /// The algorithm changes made so far, for broad phases that switch algorithm
-    /// ([`crate::Adaptive`]); empty for the others.
-    fn switch_log(&self) -> &[SwitchRecord] {
-        &[]
-    }
-
-    /// Seconds spent choosing (trials and switches) and seconds spent in updates, for broad
-    /// phases that choose their algorithm ([`crate::Adaptive`]); `None` for the others.
-    fn choice_overhead(&self) -> Option<(f64, f64)> {
-        None
-    }
-
     /// Number of live proxies.
     fn len(&self) -> usize {
         self.proxies().len()
@@ -214,5 +197,42 @@ pub trait BroadPhase {
                 b: proxies.id(b as usize),
             }
         }));
+    }
+}
+
+/// What a broad phase reports about its own working, beyond its pairs
+/// ([`BroadPhase::diagnostics`]). Fields are empty for algorithms they do not apply to.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Diagnostics<'a> {
+    /// The algorithm changes made so far, for broad phases that switch algorithm
+    /// ([`crate::Adaptive`]).
+    pub switches: &'a [SwitchRecord],
+    /// Time spent choosing (trials and switches) against time spent in updates, for broad
+    /// phases that choose their algorithm.
+    pub choice_overhead: Option<ChoiceOverhead>,
+}
+
+/// Time a self-choosing broad phase spent choosing against time spent updating.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ChoiceOverhead {
+    /// Seconds spent in trials and switches.
+    pub choosing_seconds: f64,
+    /// Seconds spent in updates.
+    pub updating_seconds: f64,
+}
+
+/// A broad phase that an [`crate::Adaptive`] can switch to: one whose store can take over the
+/// slot numbering of the algorithm it replaces, so that ids stay valid across a switch.
+pub(crate) trait Candidate: BroadPhase {
+    /// The store, to mirror another's layout before the proxies are inserted.
+    fn store_mut(&mut self) -> &mut ProxyStore;
+
+    /// Prepares an empty broad phase so that inserting the live proxies of `template` one by
+    /// one, in ascending slot order, hands out exactly the ids `template` holds. `false` (and
+    /// nothing changed) when this broad phase is not empty or `template` has removals not yet
+    /// released by an update.
+    fn mirror_ids(&mut self, template: &ProxyTable) -> bool {
+        self.store_mut().mirror_layout(template)
     }
 }

@@ -1,9 +1,8 @@
 //! Brute force: every pair tested at every update. The oracle of every test.
 
-use crate::pair_tracker::PairTracker;
-use crate::{
-    Aabb, BroadPhase, CollisionFilter, PairEvents, PairSet, ProxyId, ProxyKind, ProxyTable, Result,
-};
+use crate::backend::{PairSet, ProxyStore, ProxyTable};
+use crate::Candidate;
+use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
 
 /// Tests all pairs of proxies at each update: O(n²) time, O(n) memory besides the pairs.
 ///
@@ -12,8 +11,7 @@ use crate::{
 /// are only tested against dynamic ones, and the filter is checked after the box test.
 #[derive(Debug, Clone, Default)]
 pub struct BruteForce {
-    proxies: ProxyTable,
-    pairs: PairTracker,
+    store: ProxyStore,
     // Scratch, reused across updates: slots and boxes of dynamic then static proxies, the
     // x-intervals apart so that the inner loop's usual rejection reads one dense array.
     slots: Vec<u32>,
@@ -34,19 +32,19 @@ impl BroadPhase for BruteForce {
     }
 
     fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        self.proxies.insert(aabb, kind, filter)
+        self.store.insert(aabb, kind, filter)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        self.proxies.set_aabb(id, aabb).map(|_| ())
+        self.store.set_aabb(id, aabb).map(|_| ())
     }
 
     fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.proxies.remove(id).map(|_| ())
+        self.store.remove(id).map(|_| ())
     }
 
     fn update(&mut self, events: &mut PairEvents) {
-        let proxies = &self.proxies;
+        let proxies = &self.store.proxies;
         self.slots.clear();
         self.x_intervals.clear();
         self.boxes.clear();
@@ -64,7 +62,7 @@ impl BroadPhase for BruteForce {
             .take_while(|&&i| proxies.kind(i as usize) == ProxyKind::Dynamic)
             .count();
 
-        self.pairs.begin_full();
+        self.store.pairs.begin_full();
         for i in 0..dynamic_count {
             let [min_x, max_x] = self.x_intervals[i];
             let a = &self.boxes[i];
@@ -72,38 +70,36 @@ impl BroadPhase for BruteForce {
                 if (x[0] <= max_x) & (min_x <= x[1]) && a.overlaps(&self.boxes[j]) {
                     let (sa, sb) = (self.slots[i], self.slots[j]);
                     if proxies.can_pair(sa as usize, sb as usize) {
-                        self.pairs.mark(sa, sb);
+                        self.store.pairs.mark(sa, sb);
                     }
                 }
             }
         }
-        self.pairs.end_full();
-        self.pairs.finish(&self.proxies, events);
-        self.proxies.release_removed();
+        self.store.pairs.end_full();
+        self.store.finish(events);
     }
 
     fn clear(&mut self) {
-        self.proxies.clear();
-        self.pairs.clear();
+        self.store.clear();
     }
 
     fn proxies(&self) -> &ProxyTable {
-        &self.proxies
-    }
-
-    fn mirror_ids(&mut self, template: &ProxyTable) -> bool {
-        self.proxies.mirror_layout(template)
+        self.store.proxies()
     }
 
     fn pair_set(&self) -> &PairSet {
-        self.pairs.set()
+        self.store.pair_set()
     }
 
     fn memory_bytes(&self) -> usize {
-        self.proxies.memory_bytes()
-            + self.pairs.memory_bytes()
+        self.store.memory_bytes()
             + self.slots.capacity() * 4
             + self.x_intervals.capacity() * 8
             + self.boxes.capacity() * std::mem::size_of::<Aabb>()
+    }
+}
+impl Candidate for BruteForce {
+    fn store_mut(&mut self) -> &mut ProxyStore {
+        &mut self.store
     }
 }

@@ -1,7 +1,8 @@
 //! Every algorithm against the exact model, on every scenario, through `verify`.
 
+use broadphase::tree::{BvhBuild, DescendRule};
 use broadphase::verify::{Scenario, Verifier, VerifyConfig};
-use broadphase::{create, AlgorithmOptions, BvhBuild, DescendRule, ALGORITHMS};
+use broadphase::{create, AlgorithmOptions, ALGORITHMS};
 use proptest::prelude::*;
 
 fn all_algorithms() -> Vec<Box<dyn broadphase::BroadPhase>> {
@@ -40,8 +41,8 @@ fn every_tree_configuration_every_scenario() {
     for build in BvhBuild::ALL {
         for descend in DescendRule::ALL {
             let mut options = AlgorithmOptions::default();
-            options.bvh_build = build;
-            options.bvh_descend = descend;
+            options.bvh.build = build;
+            options.bvh.descend = descend;
             configurations.push(options);
         }
     }
@@ -53,7 +54,7 @@ fn every_tree_configuration_every_scenario() {
                 .collect();
             for margin in [0.0, 3.0] {
                 let mut options = AlgorithmOptions::default();
-                options.tree_margin = Some(margin);
+                options.dynamic_tree.margin = margin;
                 algorithms.push(create("dynamic-tree", &options).unwrap());
             }
             let config = VerifyConfig {
@@ -86,7 +87,8 @@ proptest! {
 
 #[test]
 fn adaptive_switching_keeps_pairs_and_events_exact() {
-    use broadphase::{Adaptive, AdaptiveOptions, BroadPhase, SwitchPolicy};
+    use broadphase::adaptive::{AdaptiveOptions, SwitchPolicy};
+    use broadphase::{Adaptive, BroadPhase};
     for scenario in Scenario::ALL {
         let options = AdaptiveOptions {
             policy: SwitchPolicy::RoundRobin,
@@ -107,7 +109,7 @@ fn adaptive_switching_keeps_pairs_and_events_exact() {
             "{scenario}: {:?}",
             report.first_mismatch
         );
-        let switches = verifier.algorithms()[0].switch_log();
+        let switches = verifier.algorithms()[0].diagnostics().switches;
         assert!(
             switches.len() >= 20,
             "{scenario}: only {} switches",

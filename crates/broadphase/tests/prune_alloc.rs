@@ -3,9 +3,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use broadphase::{
-    bipartite_pairs_with, complete_pairs_with, Aabb, PruneOptions, PruneScratch, Vec3,
-};
+use broadphase::prune::{bipartite_pairs_with, complete_pairs_with, PruneOptions, PruneScratch};
+use broadphase::{Aabb, Vec3};
 
 struct Counting;
 

@@ -74,7 +74,7 @@ fn expected_hits(bp: &dyn BroadPhase, ray: &Ray, filter: CollisionFilter) -> Vec
             })
         })
         .collect();
-    broadphase::sort_hits(&mut hits);
+    broadphase::backend::sort_hits(&mut hits);
     hits
 }
 

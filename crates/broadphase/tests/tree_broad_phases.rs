@@ -3,10 +3,11 @@
 
 use std::collections::BTreeSet;
 
+use broadphase::tree::{BvhBuild, DescendRule, DynamicTreeOptions};
 use broadphase::verify::SplitMix64;
 use broadphase::{
-    create, Aabb, AlgorithmOptions, BroadPhase, BruteForce, BvhBroadPhase, BvhBuild,
-    CollisionFilter, DescendRule, DynamicTreeBroadPhase, PairEvents, ProxyId, ProxyKind, Vec3,
+    create, Aabb, AlgorithmOptions, BroadPhase, BruteForce, BvhBroadPhase, CollisionFilter,
+    DynamicTreeBroadPhase, PairEvents, ProxyId, ProxyKind, Vec3,
 };
 
 fn random_box(rng: &mut SplitMix64, world: f32) -> Aabb {
@@ -107,14 +108,14 @@ fn drive<T: BroadPhase>(bp: &mut T, validate: impl Fn(&T) -> Result<(), String>,
 #[test]
 fn dynamic_tree_validates_after_every_update() {
     for margin in [0.0, 0.1, 2.0] {
-        let mut bp = DynamicTreeBroadPhase::new(margin).unwrap();
+        let mut bp = tree_with_margin(margin).unwrap();
         drive(&mut bp, DynamicTreeBroadPhase::validate, 1 + margin as u64);
     }
 }
 
 #[test]
 fn dynamic_tree_structure_checked_each_step() {
-    let mut bp = DynamicTreeBroadPhase::new(0.2).unwrap();
+    let mut bp = tree_with_margin(0.2).unwrap();
     let mut rng = SplitMix64::new(77);
     let mut ids = Vec::new();
     let mut events = PairEvents::new();
@@ -203,7 +204,7 @@ fn bvh_pairs_match_brute_force_and_validate_for_every_configuration() {
 
 #[test]
 fn static_tree_untouched_when_no_static_proxy_changes() {
-    let mut bp = DynamicTreeBroadPhase::new(0.1).unwrap();
+    let mut bp = tree_with_margin(0.1).unwrap();
     let mut rng = SplitMix64::new(2);
     let mut dynamic = Vec::new();
     for i in 0..500 {
@@ -261,18 +262,24 @@ fn tree_memory_is_at_most_64_bytes_per_proxy() {
 #[test]
 fn options_are_validated_and_used() {
     let mut options = AlgorithmOptions::default();
-    options.tree_margin = Some(-1.0);
+    options.dynamic_tree.margin = -1.0;
     assert!(create("dynamic-tree", &options).is_err());
-    options.tree_margin = Some(f32::NAN);
+    options.dynamic_tree.margin = f32::NAN;
     assert!(create("dynamic-tree", &options).is_err());
-    options.tree_margin = Some(0.0);
+    options.dynamic_tree.margin = 0.0;
     assert!(create("dynamic-tree", &options).is_ok());
-    assert!(DynamicTreeBroadPhase::new(f32::INFINITY).is_err());
+    assert!(tree_with_margin(f32::INFINITY).is_err());
     for build in BvhBuild::ALL {
         for descend in DescendRule::ALL {
-            options.bvh_build = build;
-            options.bvh_descend = descend;
+            options.bvh.build = build;
+            options.bvh.descend = descend;
             assert_eq!(create("bvh", &options).unwrap().name(), "bvh");
         }
     }
+}
+
+fn tree_with_margin(margin: f32) -> broadphase::Result<DynamicTreeBroadPhase> {
+    let mut options = DynamicTreeOptions::default();
+    options.margin = margin;
+    DynamicTreeBroadPhase::with_options(&options)
 }

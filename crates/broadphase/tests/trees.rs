@@ -4,10 +4,11 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use broadphase::verify::SplitMix64;
-use broadphase::{
-    Aabb, Bvh, BvhBuild, DescendRule, DynamicTree, Ray, RayVisit, TraversalStack, TreeLeaves, Vec3,
+use broadphase::tree::{
+    Bvh, BvhBuild, DescendRule, DynamicTree, RayVisit, TraversalStack, TreeLeaves,
 };
+use broadphase::verify::SplitMix64;
+use broadphase::{Aabb, Ray, Vec3};
 
 fn cube(min: Vec3, size: f32) -> Aabb {
     Aabb::new(min, min + Vec3::splat(size)).unwrap()

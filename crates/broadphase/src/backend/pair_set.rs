@@ -1,0 +1,315 @@
+//! The pair manager of the lecture slides: a hash table of `(id1, id2)` whose chains point into
+//! a dense array ("bag") of pairs.
+//!
+//! Add, find and remove are O(1) on average; enumeration walks the dense array, O(pairs).
+//! Removal moves the last pair into the hole, so the array never has gaps. The table doubles
+//! when pairs outnumber buckets, which keeps the average chain shorter than one.
+
+const NONE: u32 = u32::MAX;
+
+/// The key of an unordered pair of slot indices: the smaller index in the high half.
+#[inline]
+pub fn pair_key(a: u32, b: u32) -> u64 {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    ((lo as u64) << 32) | hi as u64
+}
+
+/// The two slot indices of a key, smaller first.
+#[inline]
+pub fn key_indices(key: u64) -> (u32, u32) {
+    ((key >> 32) as u32, key as u32)
+}
+
+/// A set of unordered slot-index pairs (the lecture slides' pair manager: a hash table of
+/// keys pointing into a dense array, for O(1) add, remove and find and O(n) enumeration),
+/// with a `u32` tag per pair for the algorithms' own bookkeeping. A broad phase's reported
+/// pairs are written through a [`PairTracker`](crate::backend::PairTracker), which turns
+/// changes into events; a bare set serves as scratch (candidate pairs, say).
+///
+/// ```
+/// use broadphase::backend::PairTracker;
+/// let mut tracker = PairTracker::new();
+/// tracker.add(3, 1);
+/// tracker.add(1, 3); // unordered: (1, 3) == (3, 1)
+/// let set = tracker.set();
+/// assert_eq!(set.len(), 1);
+/// assert!(set.contains(1, 3));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct PairSet {
+    keys: Vec<u64>,
+    tags: Vec<u32>,
+    /// Next entry in the same bucket's chain, parallel to `keys`.
+    next: Vec<u32>,
+    /// First entry of each bucket's chain; the length is a power of two (or zero).
+    heads: Vec<u32>,
+}
+
+impl PairSet {
+    /// An empty set; allocates on first insert.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of pairs.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// True when there are no pairs.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The dense array of pair keys (see [`key_indices`]), in the set's internal order.
+    #[inline]
+    pub fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// Iterates over the pairs as `(smaller, larger)` slot indices.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.keys.iter().map(|&k| key_indices(k))
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> usize {
+        // Fibonacci hashing: multiply, keep the top bits. `heads.len()` is a power of two.
+        let bits = self.heads.len().trailing_zeros();
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+    }
+
+    /// Position of `key` in the dense array.
+    #[inline]
+    pub fn find_key(&self, key: u64) -> Option<usize> {
+        if self.heads.is_empty() {
+            return None;
+        }
+        let mut entry = self.heads[self.bucket(key)];
+        while entry != NONE {
+            if self.keys[entry as usize] == key {
+                return Some(entry as usize);
+            }
+            entry = self.next[entry as usize];
+        }
+        None
+    }
+
+    /// True when the pair is present.
+    #[inline]
+    pub fn contains(&self, a: u32, b: u32) -> bool {
+        self.find_key(pair_key(a, b)).is_some()
+    }
+
+    /// Inserts `key` with `tag` if absent. Returns its position and whether it was inserted
+    /// (an existing pair keeps its tag).
+    pub(crate) fn insert_key(&mut self, key: u64, tag: u32) -> (usize, bool) {
+        if let Some(position) = self.find_key(key) {
+            return (position, false);
+        }
+        if self.keys.len() >= self.heads.len() {
+            self.grow();
+        }
+        let position = self.keys.len();
+        let bucket = self.bucket(key);
+        self.keys.push(key);
+        self.tags.push(tag);
+        self.next.push(self.heads[bucket]);
+        self.heads[bucket] = position as u32;
+        (position, true)
+    }
+
+    /// Inserts the pair `(a, b)` with `tag` if absent. Returns its position and whether it
+    /// was inserted (an existing pair keeps its tag).
+    #[inline]
+    pub fn insert(&mut self, a: u32, b: u32, tag: u32) -> (usize, bool) {
+        self.insert_key(pair_key(a, b), tag)
+    }
+
+    /// Removes `key`; returns whether it was present.
+    pub(crate) fn remove_key(&mut self, key: u64) -> bool {
+        match self.find_key(key) {
+            Some(position) => {
+                self.remove_at(position);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Removes the pair `(a, b)`; returns whether it was present.
+    pub fn remove(&mut self, a: u32, b: u32) -> bool {
+        self.remove_key(pair_key(a, b))
+    }
+
+    /// Removes the pair at `position` of the dense array; the last pair moves into its place.
+    pub(crate) fn remove_at(&mut self, position: usize) {
+        let key = self.keys[position];
+        self.unlink(key, position as u32);
+        let last = self.keys.len() - 1;
+        if position != last {
+            let moved_key = self.keys[last];
+            // Redirect the link that pointed at `last` to `position`.
+            let bucket = self.bucket(moved_key);
+            if self.heads[bucket] == last as u32 {
+                self.heads[bucket] = position as u32;
+            } else {
+                let mut entry = self.heads[bucket];
+                while self.next[entry as usize] != last as u32 {
+                    entry = self.next[entry as usize];
+                }
+                self.next[entry as usize] = position as u32;
+            }
+            self.keys[position] = moved_key;
+            self.tags[position] = self.tags[last];
+            self.next[position] = self.next[last];
+        }
+        self.keys.pop();
+        self.tags.pop();
+        self.next.pop();
+    }
+
+    fn unlink(&mut self, key: u64, position: u32) {
+        let bucket = self.bucket(key);
+        if self.heads[bucket] == position {
+            self.heads[bucket] = self.next[position as usize];
+            return;
+        }
+        let mut entry = self.heads[bucket];
+        while self.next[entry as usize] != position {
+            entry = self.next[entry as usize];
+        }
+        self.next[entry as usize] = self.next[position as usize];
+    }
+
+    fn grow(&mut self) {
+        let buckets = (self.heads.len() * 2).max(64);
+        self.heads.clear();
+        self.heads.resize(buckets, NONE);
+        for position in 0..self.keys.len() {
+            let bucket = self.bucket(self.keys[position]);
+            self.next[position] = self.heads[bucket];
+            self.heads[bucket] = position as u32;
+        }
+    }
+
+    /// Removes every pair for which `keep(a, b)` is false. O(pairs).
+    pub fn retain(&mut self, mut keep: impl FnMut(u32, u32) -> bool) {
+        let mut position = 0;
+        while position < self.keys.len() {
+            let (a, b) = key_indices(self.keys[position]);
+            if keep(a, b) {
+                position += 1;
+            } else {
+                // The last pair moves into `position`; look at it next.
+                self.remove_at(position);
+            }
+        }
+    }
+
+    /// The tag of the pair at `position`.
+    #[inline]
+    pub fn tag(&self, position: usize) -> u32 {
+        self.tags[position]
+    }
+
+    /// Sets the tag of the pair at `position`.
+    #[inline]
+    pub(crate) fn set_tag(&mut self, position: usize, tag: u32) {
+        self.tags[position] = tag;
+    }
+
+    /// Sets every tag to `tag`.
+    pub(crate) fn fill_tags(&mut self, tag: u32) {
+        self.tags.fill(tag);
+    }
+
+    /// Removes all pairs, keeping the allocation.
+    pub(crate) fn clear(&mut self) {
+        self.keys.clear();
+        self.tags.clear();
+        self.next.clear();
+        self.heads.fill(NONE);
+    }
+
+    /// Length of the longest chain (for tests and diagnostics).
+    pub fn longest_chain(&self) -> usize {
+        self.heads
+            .iter()
+            .map(|&head| {
+                let mut length = 0;
+                let mut entry = head;
+                while entry != NONE {
+                    length += 1;
+                    entry = self.next[entry as usize];
+                }
+                length
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Bytes held by the set's arrays.
+    pub fn memory_bytes(&self) -> usize {
+        self.keys.capacity() * 8
+            + (self.tags.capacity() + self.next.capacity() + self.heads.capacity()) * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn add_find_remove_against_btreeset() {
+        let mut set = PairSet::new();
+        let mut model = BTreeSet::new();
+        let mut state = 12345u64;
+        for step in 0..200_000u32 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let a = ((state >> 33) % 300) as u32;
+            let b = ((state >> 13) % 300) as u32;
+            if a == b {
+                continue;
+            }
+            let key = pair_key(a, b);
+            if step % 3 == 0 {
+                assert_eq!(set.remove(a, b), model.remove(&key));
+            } else {
+                assert_eq!(set.insert(a, b, step).1, model.insert(key));
+            }
+            if step % 10_000 == 0 {
+                assert_eq!(set.len(), model.len());
+                let listed: BTreeSet<u64> = set.keys().iter().copied().collect();
+                assert_eq!(listed, model);
+                for &key in &model {
+                    let (x, y) = key_indices(key);
+                    assert!(set.contains(y, x));
+                }
+            }
+        }
+        assert!(set.longest_chain() < 16, "chain {}", set.longest_chain());
+    }
+
+    #[test]
+    fn grows_and_keeps_tags() {
+        let mut set = PairSet::new();
+        for i in 0..10_000u32 {
+            set.insert(i, i + 1, i);
+        }
+        assert_eq!(set.len(), 10_000);
+        assert!(set.heads.len() >= 10_000);
+        for i in 0..10_000u32 {
+            let position = set.find_key(pair_key(i + 1, i)).unwrap();
+            assert_eq!(set.tag(position), i);
+        }
+        set.clear();
+        assert!(set.is_empty());
+        assert!(!set.contains(0, 1));
+    }
+}

@@ -1,0 +1,117 @@
+//! The proxy store: the proxy table and the pair tracker that every algorithm embeds, with
+//! the plumbing of insert, move, remove, clear and the end of an update written once.
+
+use crate::backend::{PairSet, PairTracker, ProxyTable};
+use crate::{Aabb, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
+
+/// The proxies of a broad phase and its pairs: what every algorithm keeps besides its own
+/// spatial structure.
+///
+/// An algorithm forwards [`BroadPhase::insert`](crate::BroadPhase::insert),
+/// [`set_aabb`](crate::BroadPhase::set_aabb) and [`remove`](crate::BroadPhase::remove) here
+/// (adding its own bookkeeping of the returned slot), records pair changes in
+/// [`ProxyStore::pairs_mut`] during `update`, and ends every update with
+/// [`ProxyStore::finish`].
+///
+/// ```
+/// use broadphase::backend::ProxyStore;
+/// use broadphase::{Aabb, CollisionFilter, PairEvents, ProxyKind};
+/// let mut store = ProxyStore::new();
+/// let a = store.insert(Aabb::from_arrays([0.0; 3], [1.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+/// let b = store.insert(Aabb::from_arrays([0.5; 3], [2.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+/// store.pairs_mut().add(a.index(), b.index());
+/// let mut events = PairEvents::new();
+/// store.finish(&mut events);
+/// assert_eq!(events.begun.len(), 1);
+/// # Ok::<(), broadphase::Error>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ProxyStore {
+    pub(crate) proxies: ProxyTable,
+    pub(crate) pairs: PairTracker,
+}
+
+impl ProxyStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a proxy and returns its id (its slot is `id.index()`).
+    #[inline]
+    pub fn insert(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+    ) -> Result<ProxyId> {
+        self.proxies.insert(aabb, kind, filter)
+    }
+
+    /// Replaces the box of a live proxy; returns its slot.
+    #[inline]
+    pub fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<usize> {
+        self.proxies.set_aabb(id, aabb)
+    }
+
+    /// Marks a live proxy removed; returns its slot, which stays reserved until
+    /// [`ProxyStore::finish`] so that its pairs can still be ended by slot.
+    #[inline]
+    pub fn remove(&mut self, id: ProxyId) -> Result<usize> {
+        self.proxies.remove(id)
+    }
+
+    /// Ends an update: writes the net pair changes into `events` (cleared first) and
+    /// releases the slots of removed proxies.
+    pub fn finish(&mut self, events: &mut PairEvents) {
+        self.pairs.finish(&self.proxies, events);
+        self.proxies.release_removed();
+    }
+
+    /// Removes every proxy and pair without events; outstanding ids become stale.
+    pub fn clear(&mut self) {
+        self.proxies.clear();
+        self.pairs.clear();
+    }
+
+    /// The proxies.
+    #[inline]
+    pub fn proxies(&self) -> &ProxyTable {
+        &self.proxies
+    }
+
+    /// The pair tracker.
+    #[inline]
+    pub fn pairs(&self) -> &PairTracker {
+        &self.pairs
+    }
+
+    /// The pair tracker, to record the changes of an update.
+    #[inline]
+    pub fn pairs_mut(&mut self) -> &mut PairTracker {
+        &mut self.pairs
+    }
+
+    /// The proxies to read and the pair tracker to write at once.
+    #[inline]
+    pub fn split_mut(&mut self) -> (&ProxyTable, &mut PairTracker) {
+        (&self.proxies, &mut self.pairs)
+    }
+
+    /// The pair set as of the last update.
+    #[inline]
+    pub fn pair_set(&self) -> &PairSet {
+        self.pairs.set()
+    }
+
+    /// Makes an empty store number its slots like `template` (see
+    /// [`ProxyTable::mirror_layout`]); `false` when it cannot.
+    pub(crate) fn mirror_layout(&mut self, template: &ProxyTable) -> bool {
+        self.proxies.mirror_layout(template)
+    }
+
+    /// Bytes of heap memory held (capacities).
+    pub fn memory_bytes(&self) -> usize {
+        self.proxies.memory_bytes() + self.pairs.memory_bytes()
+    }
+}

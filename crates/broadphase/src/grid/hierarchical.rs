@@ -1,0 +1,1259 @@
+//! Hierarchical grid: levels of cubic cells of edge 2^k in one spatial hash, each box at the
+//! level that matches its size.
+
+use std::ops::ControlFlow;
+
+use crate::backend::{PairSet, ProxyStore, ProxyTable};
+use crate::grid::cell_hash::{CellKey, CellMap, CellRange};
+use crate::util::MoveBuffer;
+use crate::Candidate;
+use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result, Vec3};
+
+/// Tuning of [`HierarchicalGrid`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct HierarchicalGridOptions {
+    /// Levels with at most this many boxes (or at most 1/64 of all boxes) are sparse and
+    /// searched together in one coarse grid instead of one hashed lookup per level, since a
+    /// box test costs far less than a cell lookup (0: always hash each level; default 32).
+    pub scan_limit: usize,
+    /// A moving box's cell is at least this many times its last displacement (largest axis
+    /// of the centre's move); 0, negative or non-finite: the size rule only (default 6).
+    pub motion_factor: f32,
+}
+
+impl Default for HierarchicalGridOptions {
+    fn default() -> Self {
+        Self {
+            scan_limit: 32,
+            motion_factor: 6.0,
+        }
+    }
+}
+
+/// The finest level: boxes smaller than 2^-20 (about 1e-6) share its cells.
+pub(crate) const HGRID_MIN_LEVEL: i32 = -20;
+/// The coarsest level; boxes with an edge above 2^127 (or infinite) go to the oversized list.
+pub(crate) const HGRID_MAX_LEVEL: i32 = 127;
+const LEVELS: usize = (HGRID_MAX_LEVEL - HGRID_MIN_LEVEL + 1) as usize;
+/// A level is sparse when it holds at most this fraction (1 / value) of the boxes, or at most the
+/// scan limit.
+const SPARSE_SHARE: usize = 64;
+/// Sparse levels coarser than every larger sparse level, holding at most this many boxes, are
+/// tested box by box rather than put in the sparse grid.
+const SCAN_AT_MOST: usize = 4;
+/// The motion rule puts a box at most this many levels above its size level (a cell at most
+/// 8 times the size-level cell), whatever its displacement: see
+/// [`HierarchicalGrid`] for why.
+pub(crate) const HGRID_MOTION_LEVELS: i32 = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    None,
+    Cells,
+    Oversized,
+}
+
+/// The hierarchical grid of the lecture slides: level `k` has cells of edge `2^k`, and a box
+/// goes to its *size level*, where `0.5 < largest edge / cell ≤ 1`, or to a coarser level when
+/// it moves fast (below); either way it overlaps at most 2 × 2 × 2 cells there whatever its size.
+/// All levels share one spatial hash keyed by `(level, i, j, k)`; only occupied cells exist and
+/// emptied cells are reused.
+///
+/// Levels account for motion. A box may always live on a coarser level than its size requires
+/// (it still overlaps at most 2 × 2 × 2 cells, so the search below is unchanged and exact). A
+/// dynamic box whose centre moved by `d` (largest axis) since the last update goes to its
+/// *motion level*, the finest level whose cell is at least `max(largest edge, K·d)`, `K` the
+/// motion factor ([`HierarchicalGrid::set_motion_factor`], default
+/// [`HGRID_DEFAULT_MOTION_FACTOR`]), at most [`HGRID_MOTION_LEVELS`] (3) levels above its size
+/// level, when that is at least two levels above its size level (one level up would split a
+/// population of similar boxes over two dense levels, one more lookup for the finer half, for
+/// little gain: measured on the default bench scene). A face crosses a cell plane with
+/// probability about `d / cell` per step and axis, so small fast boxes on their size level are
+/// re-placed nearly every step and spread over many fine levels, each one more hashed lookup
+/// for the boxes below it; on a level with cells of at least `K·d` a face crosses a plane with
+/// probability at most about `1 / K`, and fewer levels hold them.
+/// Hysteresis: a box above its size level stays where it is while its motion level is its
+/// current level or one finer, so a speed fluctuating near a level boundary does not move it
+/// every step; it goes coarser as soon as the motion level is coarser, finer once it is two
+/// levels finer, and back to its size level when it is set without moving (at rest, or
+/// resized in place). Inserted and
+/// static boxes use the size rule. The cap keeps a teleport (huge `d`) from putting a small box
+/// in a cell of the world's size, shared with every box of that level and looked up by every
+/// finer box: 3 levels bound its cell to 8 times its size-level cell (under 16 times its edge),
+/// so even a crowd of fast boxes shares cells at most 8³ times larger in volume than under the
+/// size rule, and the next ordinary move brings a teleported box back down.
+///
+/// Pairs are found at the coarser level of the two boxes: every box looks up the ≤ 8 cells its
+/// box overlaps on its own and every coarser occupied level, and a pair is reported only in the
+/// cell holding the minimum corner of the intersection (and, between two boxes of the same
+/// level, only by the smaller slot). Only occupied levels are visited, and the few large boxes
+/// of a wide size spread do not cost a hashed lookup per level: at each update, going from the
+/// coarsest level down, levels holding at most max(scan limit, 1/64 of the boxes) boxes (up to
+/// twice that in all) are *sparse* (scan limit 32 by default, see
+/// [`HierarchicalGrid::set_scan_limit`]). Their boxes are put together in one small grid at the
+/// coarsest sparse level, so a finer box finds all of them with one lookup of (usually) one
+/// cell; sparse levels of at most 4 boxes above that grid (outliers) are tested box by box, so
+/// that one huge box does not make the grid's cells huge. The cost per box is
+/// O((dense levels ≥ its level + 1) × cell occupancy), where a uniform grid either stores big
+/// boxes in many cells or puts many small boxes in one cell.
+///
+/// Updates re-place only moved boxes (choosing their level as above, touching only cells
+/// entered or left when the level is unchanged; each box keeps the indices of its cells, so
+/// leaving one needs no hash lookup) and then recompute the pairs with the search above
+/// (full-recompute style: moved boxes must also be found by smaller boxes on finer levels,
+/// which would otherwise need a search of many fine cells). Box queries walk the query's cells on every occupied level; ray
+/// casts use the provided linear scan.
+///
+/// ```
+/// use broadphase::{Aabb, BroadPhase, CollisionFilter, HierarchicalGrid, PairEvents, ProxyKind};
+/// let mut hgrid = HierarchicalGrid::new();
+/// let all = CollisionFilter::ALL;
+/// hgrid.insert(Aabb::from_arrays([0.0; 3], [0.01; 3])?, ProxyKind::Dynamic, all)?;
+/// hgrid.insert(Aabb::from_arrays([-100.0; 3], [100.0; 3])?, ProxyKind::Dynamic, all)?;
+/// let mut events = PairEvents::new();
+/// hgrid.update(&mut events);
+/// assert_eq!(events.begun.len(), 1);
+/// assert_eq!(hgrid.occupied_levels().len(), 2);
+/// # Ok::<(), broadphase::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct HierarchicalGrid {
+    store: ProxyStore,
+    cells: CellMap,
+    /// `1 / 2^level` by level index.
+    inv_cell: Vec<f64>,
+    /// The boxes of each level (by level index).
+    members: Vec<Vec<u32>>,
+    scan_limit: usize,
+    /// Occupied levels in increasing order, rebuilt at each update.
+    occupied: Vec<i32>,
+    // Per slot.
+    placement: Vec<Placement>,
+    levels: Vec<i32>,
+    ranges: Vec<CellRange>,
+    /// The indices of the ≤ 8 cells of `ranges` in the cell map, in `CellRange::for_each`
+    /// order, so that leaving a cell needs no hash lookup.
+    cell_ids: Vec<[u32; 8]>,
+    /// Position in the oversized list or in the level's member list.
+    oversized_position: Vec<u32>,
+    oversized: Vec<u32>,
+    /// Proxies inserted or moved since the last update.
+    moved: MoveBuffer,
+    /// Per slot: the centre of the stored box as of the last update, for the motion rule.
+    centers: Vec<Vec3>,
+    motion_factor: f32,
+    /// The boxes of the sparse levels, rebuilt at each update (see [`SparseEntry`]).
+    sparse: Vec<SparseEntry>,
+    /// The sparse boxes in the cells of `sparse_level` they overlap; items index `sparse`.
+    sparse_cells: CellMap,
+    /// The coarsest sparse-grid level, whose cells hold every sparse box in at most 8 cells.
+    sparse_level: Option<i32>,
+    /// Levels stored in the sparse grid, as of the last update (scratch).
+    sparse_levels_scratch: Vec<i32>,
+    /// Occupied levels searched by hashing their cells, finest first, as of the last update.
+    dense_levels: Vec<i32>,
+    /// Sparse levels coarser than the sparse grid, searched by testing their boxes.
+    scanned_levels: Vec<i32>,
+}
+
+/// A box of a sparse level, as stored in the merged sparse grid.
+#[derive(Debug, Clone, Copy)]
+struct SparseEntry {
+    slot: u32,
+    level: i32,
+    /// Its cells at the sparse grid's level.
+    range: CellRange,
+}
+
+impl Default for HierarchicalGrid {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The level whose cell edge `2^k` is the smallest power of two ≥ `edge`, clamped below at
+/// [`HGRID_MIN_LEVEL`]; `None` above [`HGRID_MAX_LEVEL`] or for an infinite edge. Exact: read
+/// from the float's exponent bits.
+pub(crate) fn level_of(edge: f32) -> Option<i32> {
+    if !edge.is_finite() {
+        return None;
+    }
+    if edge <= (HGRID_MIN_LEVEL as f32).exp2() {
+        return Some(HGRID_MIN_LEVEL);
+    }
+    let bits = edge.to_bits();
+    let exponent = ((bits >> 23) & 0xff) as i32 - 127;
+    let level = if bits & 0x7f_ffff == 0 {
+        exponent
+    } else {
+        exponent + 1
+    };
+    (level <= HGRID_MAX_LEVEL).then_some(level)
+}
+
+impl HierarchicalGrid {
+    /// An empty hierarchical grid.
+    pub fn new() -> Self {
+        Self {
+            store: ProxyStore::new(),
+            cells: CellMap::default(),
+            inv_cell: (HGRID_MIN_LEVEL..=HGRID_MAX_LEVEL)
+                .map(|k| (-k as f64).exp2())
+                .collect(),
+            members: vec![Vec::new(); LEVELS],
+            scan_limit: HierarchicalGridOptions::default().scan_limit,
+            occupied: Vec::with_capacity(LEVELS),
+            placement: Vec::new(),
+            levels: Vec::new(),
+            ranges: Vec::new(),
+            cell_ids: Vec::new(),
+            oversized_position: Vec::new(),
+            oversized: Vec::new(),
+            moved: MoveBuffer::default(),
+            centers: Vec::new(),
+            motion_factor: HierarchicalGridOptions::default().motion_factor,
+            sparse: Vec::new(),
+            sparse_cells: CellMap::default(),
+            sparse_level: None,
+            sparse_levels_scratch: Vec::with_capacity(LEVELS),
+            dense_levels: Vec::with_capacity(LEVELS),
+            scanned_levels: Vec::with_capacity(LEVELS),
+        }
+    }
+
+    /// An empty hierarchical grid tuned by `options`.
+    pub fn with_options(options: &HierarchicalGridOptions) -> Self {
+        let mut hgrid = Self::new();
+        hgrid.set_scan_limit(options.scan_limit);
+        hgrid.set_motion_factor(options.motion_factor);
+        hgrid
+    }
+
+    /// Levels with at most `limit` boxes are sparse: instead of a hashed lookup per level, the
+    /// boxes of all sparse levels are searched together in one grid at the coarsest sparse
+    /// level (0: no sparse levels). Default: [`HierarchicalGridOptions::scan_limit`].
+    pub fn set_scan_limit(&mut self, limit: usize) {
+        self.scan_limit = limit;
+    }
+
+    /// A moving box's cell is at least `factor` times its last displacement (see
+    /// [`HierarchicalGrid`]); 0 (or a negative or non-finite factor): the size rule only.
+    /// Default: [`HierarchicalGridOptions::motion_factor`]. Takes effect as boxes move.
+    pub fn set_motion_factor(&mut self, factor: f32) {
+        self.motion_factor = if factor.is_finite() {
+            factor.max(0.0)
+        } else {
+            0.0
+        };
+    }
+
+    /// The level of a live proxy's box as of the last update, `None` for the oversized list.
+    pub fn level(&self, id: ProxyId) -> Option<i32> {
+        let slot = self.store.proxies.index_of(id).ok()?;
+        (self.placement.get(slot) == Some(&Placement::Cells)).then(|| self.levels[slot])
+    }
+
+    /// The levels holding at least one box as of the last update, finest first.
+    pub fn occupied_levels(&self) -> &[i32] {
+        &self.occupied
+    }
+
+    /// Number of boxes stored at `level` (cell edge `2^level`).
+    pub fn level_count(&self, level: i32) -> usize {
+        if (HGRID_MIN_LEVEL..=HGRID_MAX_LEVEL).contains(&level) {
+            self.members[(level - HGRID_MIN_LEVEL) as usize].len()
+        } else {
+            0
+        }
+    }
+
+    /// Number of occupied cells over all levels.
+    pub fn occupied_cells(&self) -> usize {
+        self.cells.occupied()
+    }
+
+    /// Number of cell records allocated, occupied or kept for reuse.
+    pub fn allocated_cells(&self) -> usize {
+        self.cells.allocated()
+    }
+
+    /// Number of proxies in the oversized list.
+    pub fn oversized_count(&self) -> usize {
+        self.oversized.len()
+    }
+
+    #[inline]
+    fn level_index(level: i32) -> usize {
+        (level - HGRID_MIN_LEVEL) as usize
+    }
+
+    #[inline]
+    fn range_at(&self, aabb: &Aabb, level: i32) -> CellRange {
+        CellRange::of(
+            aabb.min(),
+            aabb.max(),
+            self.inv_cell[Self::level_index(level)],
+        )
+    }
+
+    fn grow_slots(&mut self) {
+        let n = self.store.proxies.slot_count();
+        if self.placement.len() < n {
+            self.placement.resize(n, Placement::None);
+            self.levels.resize(n, 0);
+            self.ranges.resize(n, CellRange::default());
+            self.cell_ids.resize(n, [0; 8]);
+            self.oversized_position.resize(n, 0);
+            self.moved.grow(n);
+            self.centers.resize(n, Vec3::ZERO);
+        }
+    }
+
+    /// The level of a box (see [`HierarchicalGrid`]): its size level, raised by its motion
+    /// since `from` (its centre at the last update; `None` for a new box) with hysteresis around
+    /// its current level. `None` for boxes too large for every level.
+    fn level_for(&self, slot: usize, aabb: &Aabb, from: Option<Vec3>) -> Option<i32> {
+        let size = level_of(aabb.extents().max_element())?;
+        let Some(from) = from.filter(|_| {
+            self.motion_factor > 0.0 && self.store.proxies.kind(slot) == ProxyKind::Dynamic
+        }) else {
+            return Some(size);
+        };
+        let displacement = (aabb.center() - from).abs().max_element();
+        if displacement == 0.0 {
+            return Some(size);
+        }
+        let cap = (size + HGRID_MOTION_LEVELS).min(HGRID_MAX_LEVEL);
+        // An infinite reach (a move across the whole float range) is capped like any other.
+        let motion =
+            level_of(displacement * self.motion_factor).map_or(cap, |l| l.clamp(size, cap));
+        // One level up would split a population of similar boxes over two dense levels (one
+        // more lookup for the finer half) for little gain: motion counts from two levels up.
+        let target = if motion >= size + 2 { motion } else { size };
+        let current = self.levels[slot];
+        let stays = self.placement[slot] == Placement::Cells
+            && current <= cap
+            && if current == size {
+                target == size
+            } else {
+                current > size && (current - 1..=current).contains(&motion)
+            };
+        Some(if stays { current } else { target })
+    }
+
+    /// The cells of a box at `level`, or `None` for the oversized list: boxes too large for
+    /// every level, and boxes whose range at their level exceeds the 2 x 2 x 2 cells a box
+    /// no larger than a cell can touch (rounding at extreme coordinates can widen a range).
+    fn cells_for(&self, aabb: &Aabb, level: Option<i32>) -> Option<(i32, CellRange)> {
+        let level = level?;
+        let range = self.range_at(aabb, level);
+        (range.cell_count() <= 8).then_some((level, range))
+    }
+
+    fn place(&mut self, slot: usize, target: Option<(i32, CellRange)>) {
+        match target {
+            None => {
+                self.placement[slot] = Placement::Oversized;
+                self.oversized_position[slot] = self.oversized.len() as u32;
+                self.oversized.push(slot as u32);
+            }
+            Some((level, range)) => {
+                self.placement[slot] = Placement::Cells;
+                self.levels[slot] = level;
+                self.ranges[slot] = range;
+                let members = &mut self.members[Self::level_index(level)];
+                self.oversized_position[slot] = members.len() as u32;
+                members.push(slot as u32);
+                let (cells, ids) = (&mut self.cells, &mut self.cell_ids[slot]);
+                let mut at = 0;
+                range.for_each(|coords| {
+                    ids[at] = cells.insert(CellKey { level, coords }, slot as u32) as u32;
+                    at += 1;
+                });
+            }
+        }
+    }
+
+    fn unplace(&mut self, slot: usize) {
+        match self.placement[slot] {
+            Placement::None => {}
+            Placement::Cells => {
+                let level = self.levels[slot];
+                let members = &mut self.members[Self::level_index(level)];
+                let at = self.oversized_position[slot] as usize;
+                members.swap_remove(at);
+                if let Some(&other) = members.get(at) {
+                    self.oversized_position[other as usize] = at as u32;
+                }
+                let cells = &mut self.cells;
+                let count = self.ranges[slot].cell_count() as usize;
+                for &cell in &self.cell_ids[slot][..count] {
+                    cells.remove_from(cell as usize, slot as u32);
+                }
+            }
+            Placement::Oversized => {
+                let at = self.oversized_position[slot] as usize;
+                self.oversized.swap_remove(at);
+                if let Some(&other) = self.oversized.get(at) {
+                    self.oversized_position[other as usize] = at as u32;
+                }
+            }
+        }
+        self.placement[slot] = Placement::None;
+    }
+
+    /// Moves a box to the level and cells its current box and its motion since the last update
+    /// call for (a box not stored yet, just inserted, by its size).
+    fn replace(&mut self, slot: usize) {
+        let aabb = *self.store.proxies.aabb(slot);
+        let from = (self.placement[slot] != Placement::None).then(|| self.centers[slot]);
+        self.centers[slot] = aabb.center();
+        let target = self.cells_for(&aabb, self.level_for(slot, &aabb, from));
+        let Some((level, new)) = target.filter(|&(level, _)| {
+            self.placement[slot] == Placement::Cells && level == self.levels[slot]
+        }) else {
+            self.unplace(slot);
+            self.place(slot, target);
+            return;
+        };
+        let old = self.ranges[slot];
+        if old == new {
+            return;
+        }
+        let (cells, ids) = (&mut self.cells, &mut self.cell_ids[slot]);
+        let old_ids = *ids;
+        let mut at = 0;
+        old.for_each(|coords| {
+            if !new.contains(coords) {
+                cells.remove_from(old_ids[at] as usize, slot as u32);
+            }
+            at += 1;
+        });
+        at = 0;
+        new.for_each(|coords| {
+            ids[at] = if old.contains(coords) {
+                old_ids[old.position(coords)]
+            } else {
+                cells.insert(CellKey { level, coords }, slot as u32) as u32
+            };
+            at += 1;
+        });
+        self.ranges[slot] = new;
+    }
+
+    /// Sorts the occupied levels into dense (hashed one by one), scanned and sparse-grid levels
+    /// and rebuilds the sparse grid, after the occupied levels.
+    fn build_sparse_grid(&mut self) {
+        self.dense_levels.clear();
+        self.scanned_levels.clear();
+        self.sparse.clear();
+        self.sparse_cells.clear();
+        self.sparse_level = None;
+        let limit = if self.scan_limit == 0 {
+            0
+        } else {
+            let in_cells: usize = self
+                .occupied
+                .iter()
+                .map(|&level| self.members[Self::level_index(level)].len())
+                .sum();
+            self.scan_limit.max(in_cells / SPARSE_SHARE)
+        };
+        // Coarsest first: the few large boxes of a wide spread become sparse, up to 2 × limit
+        // boxes in all.
+        let mut budget = 2 * limit;
+        for k in (0..self.occupied.len()).rev() {
+            let level = self.occupied[k];
+            let count = self.members[Self::level_index(level)].len();
+            if count > limit || count > budget {
+                self.dense_levels.push(level);
+                continue;
+            }
+            budget -= count;
+            if self.sparse_level.is_none() && count <= SCAN_AT_MOST {
+                // Coarser than every sparse-grid level: testing its boxes keeps the grid's
+                // cells from growing to the size of one outlier.
+                self.scanned_levels.push(level);
+            } else {
+                self.sparse_level.get_or_insert(level);
+                self.sparse_levels_scratch.push(level);
+            }
+        }
+        self.dense_levels.reverse();
+        self.scanned_levels.reverse();
+        let Some(top) = self.sparse_level else {
+            return;
+        };
+        let inv_cell = self.inv_cell[Self::level_index(top)];
+        for k in 0..self.sparse_levels_scratch.len() {
+            let level = self.sparse_levels_scratch[k];
+            for &slot in &self.members[Self::level_index(level)] {
+                let aabb = self.store.proxies.aabb(slot as usize);
+                let range = CellRange::of(aabb.min(), aabb.max(), inv_cell);
+                let index = self.sparse.len() as u32;
+                self.sparse.push(SparseEntry { slot, level, range });
+                let cells = &mut self.sparse_cells;
+                range.for_each(|coords| cells.push(CellKey { level: top, coords }, index));
+            }
+        }
+        self.sparse_levels_scratch.clear();
+    }
+
+    /// Marks the pairs `slot` reports: with boxes of its level (larger slots only) and of every
+    /// coarser level, each in the cell of the intersection's minimum corner. Dense levels are
+    /// looked up level by level, the sparse ones all at once in the sparse grid.
+    fn mark_pairs_of(&mut self, slot: usize) {
+        let proxies = &self.store.proxies;
+        let aabb = proxies.aabb(slot);
+        let own = self.levels[slot];
+        let first = self.dense_levels.partition_point(|&level| level < own);
+        for &level in &self.dense_levels[first..] {
+            let range = if level == own {
+                self.ranges[slot]
+            } else {
+                self.range_at(aabb, level)
+            };
+            let (cells, pairs, ranges) = (&self.cells, &mut self.store.pairs, &self.ranges);
+            range.for_each(|coords| {
+                let Some(cell) = cells.find(&CellKey { level, coords }) else {
+                    return;
+                };
+                for &other in cells.items(cell) {
+                    let other = other as usize;
+                    if level == own && other <= slot {
+                        continue;
+                    }
+                    if range.corner_cell(&ranges[other]) == coords
+                        && aabb.overlaps(proxies.aabb(other))
+                        && proxies.can_pair(slot, other)
+                    {
+                        pairs.mark(slot as u32, other as u32);
+                    }
+                }
+            });
+        }
+        let first = self.scanned_levels.partition_point(|&level| level < own);
+        for &level in &self.scanned_levels[first..] {
+            for &other in &self.members[Self::level_index(level)] {
+                let other = other as usize;
+                if (level != own || other > slot)
+                    && aabb.overlaps(proxies.aabb(other))
+                    && proxies.can_pair(slot, other)
+                {
+                    self.store.pairs.mark(slot as u32, other as u32);
+                }
+            }
+        }
+        // Sparse-grid levels are all at or below the grid's level, where a box of level
+        // `own <= top` overlaps at most 8 cells.
+        let Some(top) = self.sparse_level.filter(|&top| top >= own) else {
+            return;
+        };
+        let range = self.range_at(aabb, top);
+        let (cells, pairs, sparse) = (&self.sparse_cells, &mut self.store.pairs, &self.sparse);
+        range.for_each(|coords| {
+            let Some(cell) = cells.find(&CellKey { level: top, coords }) else {
+                return;
+            };
+            for &index in cells.items(cell) {
+                let entry = &sparse[index as usize];
+                let other = entry.slot as usize;
+                if entry.level < own || (entry.level == own && other <= slot) {
+                    continue;
+                }
+                if range.corner_cell(&entry.range) == coords
+                    && aabb.overlaps(proxies.aabb(other))
+                    && proxies.can_pair(slot, other)
+                {
+                    pairs.mark(slot as u32, other as u32);
+                }
+            }
+        });
+    }
+}
+
+impl BroadPhase for HierarchicalGrid {
+    fn name(&self) -> &'static str {
+        "hgrid"
+    }
+
+    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+        let id = self.store.insert(aabb, kind, filter)?;
+        self.grow_slots();
+        self.moved.mark(id.index() as usize);
+        Ok(id)
+    }
+
+    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
+        let slot = self.store.set_aabb(id, aabb)?;
+        self.moved.mark(slot);
+        Ok(())
+    }
+
+    fn remove(&mut self, id: ProxyId) -> Result<()> {
+        self.store.remove(id).map(|_| ())
+    }
+
+    fn update(&mut self, events: &mut PairEvents) {
+        for k in 0..self.store.proxies.removed_slots().len() {
+            let slot = self.store.proxies.removed_slots()[k] as usize;
+            self.unplace(slot);
+        }
+        for k in 0..self.moved.len() {
+            let slot = self.moved.slot(k);
+            if self.store.proxies.is_live(slot) {
+                self.replace(slot);
+            }
+        }
+        self.moved.clear();
+        self.occupied.clear();
+        for (index, members) in self.members.iter().enumerate() {
+            if !members.is_empty() {
+                self.occupied.push(index as i32 + HGRID_MIN_LEVEL);
+            }
+        }
+        self.build_sparse_grid();
+
+        self.store.pairs.begin_full();
+        for slot in 0..self.placement.len() {
+            if self.placement[slot] == Placement::Cells {
+                self.mark_pairs_of(slot);
+            }
+        }
+        let proxies = &self.store.proxies;
+        for &big in &self.oversized {
+            let big = big as usize;
+            let aabb = proxies.aabb(big);
+            for other in 0..self.placement.len() {
+                let placement = self.placement[other];
+                if placement == Placement::None
+                    || (placement == Placement::Oversized && other <= big)
+                {
+                    continue;
+                }
+                if aabb.overlaps(proxies.aabb(other)) && proxies.can_pair(big, other) {
+                    self.store.pairs.mark(big as u32, other as u32);
+                }
+            }
+        }
+        self.store.pairs.end_full();
+        self.store.finish(events);
+    }
+
+    fn clear(&mut self) {
+        self.store.clear();
+        self.cells.clear();
+        self.oversized.clear();
+        self.moved.clear();
+        self.occupied.clear();
+        self.sparse.clear();
+        self.sparse_cells.clear();
+        self.sparse_level = None;
+        self.dense_levels.clear();
+        self.scanned_levels.clear();
+        self.members.iter_mut().for_each(Vec::clear);
+        self.placement.iter_mut().for_each(|p| *p = Placement::None);
+    }
+
+    fn proxies(&self) -> &ProxyTable {
+        self.store.proxies()
+    }
+
+    fn pair_set(&self) -> &PairSet {
+        self.store.pair_set()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.store.memory_bytes()
+            + self.cells.memory_bytes()
+            + self.inv_cell.capacity() * 8
+            + self
+                .members
+                .iter()
+                .map(|m| m.capacity() * 4 + 24)
+                .sum::<usize>()
+            + self.occupied.capacity() * 4
+            + self.placement.capacity()
+            + self.levels.capacity() * 4
+            + self.ranges.capacity() * std::mem::size_of::<CellRange>()
+            + self.cell_ids.capacity() * 32
+            + self.oversized_position.capacity() * 4
+            + self.moved.memory_bytes()
+            + self.oversized.capacity() * 4
+            + self.centers.capacity() * std::mem::size_of::<Vec3>()
+            + self.sparse.capacity() * std::mem::size_of::<SparseEntry>()
+            + self.sparse_cells.memory_bytes()
+            + (self.sparse_levels_scratch.capacity()
+                + self.dense_levels.capacity()
+                + self.scanned_levels.capacity())
+                * 4
+    }
+
+    fn query_aabb_with(
+        &self,
+        aabb: &Aabb,
+        filter: CollisionFilter,
+        visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>,
+    ) {
+        let proxies = &self.store.proxies;
+        let report = |slot: usize, visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>| {
+            if proxies.is_live(slot)
+                && proxies.filter(slot).allows(filter)
+                && proxies.aabb(slot).overlaps(aabb)
+            {
+                visitor(proxies.id(slot))
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let cells_to_visit = self.occupied.iter().fold(0u128, |n, &level| {
+            n.saturating_add(self.range_at(aabb, level).cell_count())
+        });
+        if cells_to_visit > (self.cells.occupied() as u128).max(64) {
+            for slot in 0..self.placement.len() {
+                if self.placement[slot] != Placement::None && report(slot, visitor).is_break() {
+                    return;
+                }
+            }
+            return;
+        }
+        for &slot in &self.oversized {
+            if report(slot as usize, visitor).is_break() {
+                return;
+            }
+        }
+        for &level in &self.occupied {
+            let query = self.range_at(aabb, level);
+            let mut stop = false;
+            query.for_each(|coords| {
+                if stop {
+                    return;
+                }
+                let Some(cell) = self.cells.find(&CellKey { level, coords }) else {
+                    return;
+                };
+                for &slot in self.cells.items(cell) {
+                    let slot = slot as usize;
+                    if query.corner_cell(&self.ranges[slot]) == coords
+                        && report(slot, visitor).is_break()
+                    {
+                        stop = true;
+                        return;
+                    }
+                }
+            });
+            if stop {
+                return;
+            }
+        }
+    }
+}
+
+impl Candidate for HierarchicalGrid {
+    fn store_mut(&mut self) -> &mut ProxyStore {
+        &mut self.store
+    }
+}
+
+/// Structural checks for tests, right after an update.
+#[cfg(test)]
+impl HierarchicalGrid {
+    /// Checks that every stored box is in exactly the cells of its current range (or in the
+    /// oversized list) and that the cells hold nothing else. Panics on the first violation.
+    fn validate(&self) {
+        let mut entries = 0;
+        for slot in 0..self.placement.len() {
+            match self.placement[slot] {
+                Placement::Cells => {
+                    assert!(self.store.proxies.is_live(slot), "dead slot {slot} stored");
+                    let aabb = self.store.proxies.aabb(slot);
+                    let size = level_of(aabb.extents().max_element()).expect("sized box");
+                    let level = self.levels[slot];
+                    assert!(
+                        (size..=size + HGRID_MOTION_LEVELS).contains(&level),
+                        "slot {slot} at level {level}, size level {size}"
+                    );
+                    if self.store.proxies.kind(slot) == ProxyKind::Static {
+                        assert_eq!(level, size, "static slot {slot} off its size level");
+                    }
+                    assert_eq!(
+                        self.ranges[slot],
+                        self.range_at(aabb, self.levels[slot]),
+                        "stale range of {slot}"
+                    );
+                    self.ranges[slot].for_each(|c| {
+                        let cell = self
+                            .cells
+                            .find(&CellKey {
+                                level: self.levels[slot],
+                                coords: c,
+                            })
+                            .expect("cell of a stored box");
+                        let copies = self
+                            .cells
+                            .items(cell)
+                            .iter()
+                            .filter(|&&s| s as usize == slot)
+                            .count();
+                        assert_eq!(copies, 1, "slot {slot} in cell {c:?}");
+                        entries += 1;
+                    });
+                }
+                Placement::Oversized => {
+                    assert_eq!(
+                        self.oversized[self.oversized_position[slot] as usize] as usize,
+                        slot
+                    );
+                }
+                Placement::None => {
+                    assert!(
+                        !self.store.proxies.is_live(slot),
+                        "live slot {slot} not stored"
+                    )
+                }
+            }
+        }
+        assert_eq!(
+            entries,
+            self.cells.entries(),
+            "cells hold entries of no box"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boxed(min: [f32; 3], max: [f32; 3]) -> Aabb {
+        Aabb::from_arrays(min, max).unwrap()
+    }
+
+    fn sorted_pairs(bp: &dyn BroadPhase) -> Vec<(u32, u32)> {
+        let mut pairs: Vec<_> = bp.pair_set().iter().collect();
+        pairs.sort_unstable();
+        pairs
+    }
+
+    #[test]
+    fn a_range_widened_by_rounding_goes_to_the_oversized_list() {
+        // max - min rounds to exactly 1 in f32, so the box is on the level of cell 1, yet it
+        // spans cells -1..=1 on x and y: 9 cells where a box of its level touches at most 8
+        // (found by fuzzing: it overflowed the per-box cell list).
+        let mut grid = HierarchicalGrid::new();
+        let mut add = |min: [f32; 3], max: [f32; 3]| {
+            grid.insert(boxed(min, max), ProxyKind::Dynamic, CollisionFilter::ALL)
+                .unwrap()
+        };
+        let wide = add([-1e-40, -1e-40, 0.0], [1.0, 1.0, 0.5]);
+        let inside = add([0.9, 0.9, 0.1], [1.5, 1.5, 0.2]);
+        let corner = add([-1.0, -1.0, 0.0], [-1e-40, -1e-40, 0.0]);
+        let apart = add([-2.0, -2.0, 0.0], [-1e-39, -1e-39, 0.5]);
+        let mut events = PairEvents::new();
+        grid.update(&mut events);
+        grid.validate();
+        let slot = |id: ProxyId| id.index();
+        let expected = |pairs: &[(ProxyId, ProxyId)]| -> Vec<(u32, u32)> {
+            let mut v: Vec<_> = pairs
+                .iter()
+                .map(|&(a, b)| (slot(a).min(slot(b)), slot(a).max(slot(b))))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(
+            sorted_pairs(&grid),
+            expected(&[(wide, inside), (wide, corner), (corner, apart)])
+        );
+        // Moving between the cells of its level and the oversized list, both ways.
+        grid.set_aabb(wide, boxed([0.25, 0.25, 0.0], [0.75, 0.75, 0.5]))
+            .unwrap();
+        grid.update(&mut events);
+        grid.validate();
+        assert_eq!(sorted_pairs(&grid), expected(&[(corner, apart)]));
+        grid.set_aabb(wide, boxed([-1e-40, -1e-40, 0.0], [1.0, 1.0, 0.5]))
+            .unwrap();
+        grid.update(&mut events);
+        grid.validate();
+        assert_eq!(
+            sorted_pairs(&grid),
+            expected(&[(wide, inside), (wide, corner), (corner, apart)])
+        );
+    }
+
+    #[test]
+    fn levels_follow_the_size_rule() {
+        assert_eq!(level_of(1.0), Some(0));
+        assert_eq!(level_of(0.75), Some(0));
+        assert_eq!(level_of(0.5), Some(-1));
+        assert_eq!(level_of(1.000_001), Some(1));
+        assert_eq!(level_of(3.0), Some(2));
+        assert_eq!(level_of(0.0), Some(HGRID_MIN_LEVEL));
+        assert_eq!(level_of(1e-30), Some(HGRID_MIN_LEVEL));
+        assert_eq!(level_of(1.7e38), Some(127));
+        assert_eq!(level_of(3.0e38), None);
+        assert_eq!(level_of(f32::INFINITY), None);
+        for edge in [1e-5f32, 0.3, 1.0, 7.5, 1e4, 1e30] {
+            let level = level_of(edge).unwrap();
+            let cell = (level as f32).exp2();
+            assert!(edge <= cell && edge > cell * 0.5, "{edge} at level {level}");
+        }
+    }
+
+    #[test]
+    fn sizes_over_six_orders_pair_exactly() {
+        let mut hgrid = HierarchicalGrid::new();
+        let all = CollisionFilter::ALL;
+        // Nested sizes sharing the corner at the origin, plus touching boxes on cell planes.
+        for k in -3..4 {
+            let s = 10f32.powi(k);
+            hgrid
+                .insert(boxed([0.0; 3], [s; 3]), ProxyKind::Dynamic, all)
+                .unwrap();
+        }
+        hgrid
+            .insert(
+                boxed([-1.0, 0.0, 0.0], [0.0, 0.5, 0.5]),
+                ProxyKind::Dynamic,
+                all,
+            )
+            .unwrap();
+        hgrid
+            .insert(
+                boxed([1000.0, 0.0, 0.0], [1000.0, 0.0, 0.0]),
+                ProxyKind::Dynamic,
+                all,
+            )
+            .unwrap();
+        let mut events = PairEvents::new();
+        hgrid.update(&mut events);
+        // 7 nested boxes: 21 pairs; the left box touches all 7; the point touches the largest.
+        assert_eq!(hgrid.pair_count(), 21 + 7 + 1);
+        assert_eq!(events.begun.len(), 29);
+        assert_eq!(hgrid.occupied_levels().len(), 8);
+        let mut found = Vec::new();
+        hgrid.query_aabb(&boxed([0.0; 3], [0.0; 3]), all, &mut found);
+        assert_eq!(found.len(), 8);
+    }
+
+    #[test]
+    fn resizing_changes_level_and_far_boxes_saturate() {
+        let mut hgrid = HierarchicalGrid::new();
+        let all = CollisionFilter::ALL;
+        let a = hgrid
+            .insert(boxed([0.0; 3], [1.0; 3]), ProxyKind::Dynamic, all)
+            .unwrap();
+        let b = hgrid
+            .insert(boxed([1e30; 3], [1e30; 3]), ProxyKind::Dynamic, all)
+            .unwrap();
+        let c = hgrid
+            .insert(boxed([1e30; 3], [2e30; 3]), ProxyKind::Dynamic, all)
+            .unwrap();
+        let d = hgrid
+            .insert(boxed([-f32::MAX; 3], [f32::MAX; 3]), ProxyKind::Static, all)
+            .unwrap();
+        let mut events = PairEvents::new();
+        hgrid.update(&mut events);
+        assert_eq!(hgrid.oversized_count(), 1);
+        assert_eq!(sorted_pairs(&hgrid), vec![(0, 3), (1, 2), (1, 3), (2, 3)]);
+        hgrid.set_aabb(a, boxed([0.0; 3], [1e29; 3])).unwrap();
+        hgrid.update(&mut events);
+        assert_eq!(hgrid.level_count(0), 0);
+        assert_eq!(sorted_pairs(&hgrid), vec![(0, 3), (1, 2), (1, 3), (2, 3)]);
+        hgrid.set_aabb(a, boxed([0.0; 3], [1e30; 3])).unwrap();
+        hgrid.update(&mut events);
+        assert_eq!(events.begun.len(), 2);
+        let _ = (b, c, d);
+    }
+
+    #[test]
+    fn wandering_objects_keep_memory_bounded() {
+        let mut hgrid = HierarchicalGrid::new();
+        let ids: Vec<_> = (0..60)
+            .map(|i| {
+                let s = 0.1 * (1 + i % 7) as f32;
+                hgrid
+                    .insert(
+                        boxed([i as f32, 0.0, 0.0], [i as f32 + s, s, s]),
+                        ProxyKind::Dynamic,
+                        CollisionFilter::ALL,
+                    )
+                    .unwrap()
+            })
+            .collect();
+        let mut events = PairEvents::new();
+        hgrid.update(&mut events);
+        let mut peak = 0;
+        for step in 1..3000 {
+            for (i, &id) in ids.iter().enumerate() {
+                let s = 0.1 * (1 + i % 7) as f32;
+                let y = -(step as f32) * (0.5 + i as f32 * 0.2);
+                hgrid
+                    .set_aabb(id, boxed([i as f32, y, 0.0], [i as f32 + s, y + s, s]))
+                    .unwrap();
+            }
+            hgrid.update(&mut events);
+            peak = peak.max(hgrid.allocated_cells());
+        }
+        assert!(hgrid.occupied_cells() <= 60 * 8);
+        assert!(peak <= 60 * 8 * 2, "cells allocated {peak}");
+    }
+
+    #[test]
+    fn cells_match_boxes_under_random_operations() {
+        use crate::util::SplitMix64;
+        let mut rng = SplitMix64::new(5);
+        let mut bp = HierarchicalGrid::new();
+        let mut ids = Vec::new();
+        let mut events = PairEvents::new();
+        for _ in 0..300 {
+            for _ in 0..rng.below(6) {
+                let c = glam::Vec3::new(
+                    rng.range(-20.0, 20.0),
+                    rng.range(-20.0, 20.0),
+                    rng.range(-20.0, 20.0),
+                );
+                let h = glam::Vec3::splat([0.0, 0.3, 1.0, 4.0, 1e30][rng.below(5)]);
+                let aabb = Aabb::new(c - h, c + h).unwrap();
+                ids.push(
+                    bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
+                        .unwrap(),
+                );
+            }
+            for _ in 0..rng.below(ids.len() / 2 + 1) {
+                let id = ids[rng.below(ids.len())];
+                let b = bp.aabb(id).unwrap();
+                let d = glam::Vec3::new(
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                );
+                let scale = glam::Vec3::splat([1.0, 1.0, 0.0, 2.0][rng.below(4)]);
+                let (c, h) = (
+                    b.center() + d,
+                    (b.extents() * 0.5 * scale).min(glam::Vec3::splat(1e30)),
+                );
+                bp.set_aabb(id, Aabb::new(c - h, c + h).unwrap()).unwrap();
+            }
+            if ids.len() > 30 && rng.chance(0.6) {
+                let id = ids.swap_remove(rng.below(ids.len()));
+                bp.remove(id).unwrap();
+            }
+            bp.update(&mut events);
+            bp.validate();
+        }
+    }
+
+    #[test]
+    fn hashed_scanned_and_sparse_grid_levels_match_the_model() {
+        use crate::verify::{Scenario, Verifier, VerifyConfig};
+        for scan_limit in [0, 4, 16, 1000] {
+            for scenario in Scenario::ALL {
+                let mut hgrid = HierarchicalGrid::new();
+                hgrid.set_scan_limit(scan_limit);
+                let config = VerifyConfig {
+                    objects: 150,
+                    steps: 80,
+                    seed: 3,
+                    scenario: Some(scenario),
+                };
+                let report = Verifier::new(vec![Box::new(hgrid)]).run(&config);
+                assert_eq!(
+                    report.mismatches, 0,
+                    "{scenario}, limit {scan_limit}: {:?}",
+                    report.first_mismatch
+                );
+            }
+        }
+    }
+
+    /// All pairs by brute force, as sorted slot pairs.
+    fn brute_pairs(bp: &HierarchicalGrid) -> Vec<(u32, u32)> {
+        let proxies = bp.proxies();
+        let live: Vec<usize> = proxies.live_slots().collect();
+        let mut pairs = Vec::new();
+        for (k, &a) in live.iter().enumerate() {
+            for &b in &live[k + 1..] {
+                if proxies.is_pair(a, b) {
+                    pairs.push((a.min(b) as u32, a.max(b) as u32));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs
+    }
+
+    #[test]
+    fn levels_cross_the_sparse_thresholds_both_ways() {
+        use crate::util::SplitMix64;
+        let mut rng = SplitMix64::new(11);
+        let mut hgrid = HierarchicalGrid::new();
+        hgrid.set_scan_limit(8);
+        // Levels by size alone, so that the counts per level below follow the schedule.
+        hgrid.set_motion_factor(0.0);
+        let all = CollisionFilter::ALL;
+        let small = |c: glam::Vec3, e: f32| Aabb::new(c, c + glam::Vec3::splat(e)).unwrap();
+        // 40 boxes of edge 0.2 (level -2) in a cube of side 4.
+        let ids: Vec<_> = (0..40)
+            .map(|_| {
+                let c = glam::Vec3::new(rng.range(0.0, 4.0), rng.range(0.0, 4.0), 0.0);
+                hgrid
+                    .insert(small(c, 0.2), ProxyKind::Dynamic, all)
+                    .unwrap()
+            })
+            .collect();
+        let mut events = PairEvents::new();
+        let mut seen = (false, false, false);
+        // Grow k boxes to edge 1.5 (level 1), then shrink them back: level 1 goes scanned
+        // (1..=4 boxes, the coarsest sparse level) → sparse grid (5..=8, the scan limit) →
+        // dense (9..=12) and back; level 0 (edge 0.7, 3 boxes) is in the sparse grid below
+        // level 1 or scanned; level -2 (edge 0.2) stays dense.
+        let schedule: Vec<usize> = (0..=12).chain((0..12).rev()).collect();
+        for (step, &k) in schedule.iter().enumerate() {
+            for (i, &id) in ids.iter().enumerate() {
+                let edge = if i < k {
+                    1.5
+                } else if i >= 37 {
+                    0.7
+                } else {
+                    0.2
+                };
+                let c = hgrid.aabb(id).unwrap().min()
+                    + glam::Vec3::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3), 0.0);
+                hgrid.set_aabb(id, small(c, edge)).unwrap();
+            }
+            hgrid.update(&mut events);
+            hgrid.validate();
+            assert_eq!(
+                sorted_pairs(&hgrid),
+                brute_pairs(&hgrid),
+                "step {step}, k {k}"
+            );
+            let level_one = (
+                hgrid.scanned_levels.contains(&1),
+                hgrid.sparse_level == Some(1),
+                hgrid.dense_levels.contains(&1),
+            );
+            assert_eq!(
+                [level_one.0, level_one.1, level_one.2]
+                    .iter()
+                    .filter(|&&b| b)
+                    .count(),
+                usize::from(k > 0),
+                "level 1 in exactly one class at k {k}"
+            );
+            seen.0 |= level_one.0;
+            seen.1 |= level_one.1;
+            seen.2 |= level_one.2;
+        }
+        assert_eq!(seen, (true, true, true), "every path for level 1 was taken");
+    }
+
+    #[test]
+    fn fast_boxes_go_coarser_and_come_back_with_hysteresis() {
+        use crate::util::SplitMix64;
+        let mut rng = SplitMix64::new(17);
+        let mut hgrid = HierarchicalGrid::new();
+        hgrid.set_motion_factor(2.0);
+        let all = CollisionFilter::ALL;
+        let cube = |c: glam::Vec3, e: f32| Aabb::new(c, c + glam::Vec3::splat(e)).unwrap();
+        // A crowd of boxes of edge 0.01 (size level -6, cell 1/64) in a cube of side 0.3: the
+        // dynamic ones move at the speed of the schedule, the static ones never move.
+        let mut boxes: Vec<(ProxyId, glam::Vec3, ProxyKind)> = (0..300)
+            .map(|i| {
+                let c = glam::Vec3::new(rng.unit(), rng.unit(), rng.unit()) * 0.3;
+                let kind = if i % 3 == 0 {
+                    ProxyKind::Static
+                } else {
+                    ProxyKind::Dynamic
+                };
+                (hgrid.insert(cube(c, 0.01), kind, all).unwrap(), c, kind)
+            })
+            .collect();
+        let mut events = PairEvents::new();
+        hgrid.update(&mut events);
+        hgrid.validate();
+        let probe = boxes[1].0;
+        assert_eq!(hgrid.level(probe), Some(-6), "inserted: size rule");
+        let mut pairs_seen = hgrid.pair_count();
+        // Moves the dynamic boxes by `speed` (half of them each way along x) and checks the
+        // structure and the pairs; returns the pair count.
+        let run = |hgrid: &mut HierarchicalGrid,
+                   boxes: &mut [(ProxyId, glam::Vec3, ProxyKind)],
+                   events: &mut PairEvents,
+                   speed: f32| {
+            for (k, (id, c, kind)) in boxes.iter_mut().enumerate() {
+                if *kind == ProxyKind::Dynamic {
+                    let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                    *c += glam::Vec3::new(speed * sign, 0.3 * speed, 0.0);
+                    hgrid.set_aabb(*id, cube(*c, 0.01)).unwrap();
+                }
+            }
+            hgrid.update(events);
+            hgrid.validate();
+            assert_eq!(sorted_pairs(hgrid), brute_pairs(hgrid), "speed {speed}");
+            hgrid.pair_count()
+        };
+        // (displacement per step, the probe's level after the step): 2 · 0.001 is below its
+        // size; 2 · 0.01 = 0.02 needs level -5, only one above its size: ignored; 2 · 0.05 =
+        // 0.1 needs cell 1/8 (level -3, size + 3); 2 · 0.02 = 0.04 needs -4, one finer: it
+        // stays; 2 · 0.014 = 0.028 needs -5, two finer and only one above its size: back to
+        // its size level; not moving at all returns it to its size level at once.
+        let schedule = [
+            (0.001, -6),
+            (0.01, -6),
+            (0.05, -3),
+            (0.05, -3),
+            (0.02, -3),
+            (0.014, -6),
+            (0.02, -4),
+            (0.014, -4),
+            (0.0, -6),
+            (0.05, -3),
+            (0.001, -6),
+        ];
+        for &(speed, level) in &schedule {
+            pairs_seen += run(&mut hgrid, &mut boxes, &mut events, speed);
+            assert_eq!(hgrid.level(probe), Some(level), "speed {speed}");
+            // Statics never leave their size level, however the crowd moves around them.
+            assert_eq!(hgrid.level(boxes[0].0), Some(-6));
+        }
+        assert!(
+            pairs_seen >= 20,
+            "the crowd must overlap ({pairs_seen} pairs)"
+        );
+        // A teleport goes up the capped 3 levels, not to a cell of its distance, and the next
+        // ordinary move brings it back.
+        let (id, c, _) = &mut boxes[1];
+        *c += glam::Vec3::splat(1000.0);
+        hgrid.set_aabb(*id, cube(*c, 0.01)).unwrap();
+        hgrid.update(&mut events);
+        hgrid.validate();
+        assert_eq!(hgrid.level(probe), Some(-6 + HGRID_MOTION_LEVELS));
+        *c += glam::Vec3::new(0.001, 0.0, 0.0);
+        hgrid.set_aabb(*id, cube(*c, 0.01)).unwrap();
+        hgrid.update(&mut events);
+        hgrid.validate();
+        assert_eq!(hgrid.level(probe), Some(-6));
+        // A move across the whole float range (an infinite displacement) is capped as well.
+        let point = |x: f32| Aabb::from_point(glam::Vec3::splat(x)).unwrap();
+        let far = hgrid.insert(point(-3e38), ProxyKind::Dynamic, all).unwrap();
+        let near = hgrid.insert(point(3e38), ProxyKind::Dynamic, all).unwrap();
+        hgrid.update(&mut events);
+        hgrid.set_aabb(far, point(3e38)).unwrap();
+        hgrid.update(&mut events);
+        hgrid.validate();
+        assert_eq!(
+            hgrid.level(far),
+            Some(HGRID_MIN_LEVEL + HGRID_MOTION_LEVELS)
+        );
+        assert_eq!(hgrid.level(near), Some(HGRID_MIN_LEVEL));
+        assert_eq!(sorted_pairs(&hgrid), brute_pairs(&hgrid));
+        assert!(hgrid.pair_set().contains(far.index(), near.index()));
+        // Factor 0: the size rule only.
+        hgrid.set_motion_factor(0.0);
+        run(&mut hgrid, &mut boxes, &mut events, 0.05);
+        assert_eq!(hgrid.level(probe), Some(-6));
+    }
+}

@@ -1,0 +1,838 @@
+//! Uniform grid stored as a spatial hash: unbounded, each box in every cell it overlaps.
+
+use std::ops::ControlFlow;
+
+use crate::backend::{PairSet, ProxyStore, ProxyTable};
+use crate::grid::cell_hash::{CellKey, CellMap, CellRange};
+use crate::util::MoveBuffer;
+use crate::Candidate;
+use crate::{Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Result};
+
+/// Tuning of [`UniformGrid`].
+///
+/// ```
+/// use broadphase::grid::GridOptions;
+/// let mut options = GridOptions::default();
+/// options.cell_size = Some(2.0);
+/// let grid = broadphase::UniformGrid::with_options(&options)?;
+/// assert_eq!(grid.cell_size(), Some(2.0));
+/// # Ok::<(), broadphase::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct GridOptions {
+    /// Cell edge length (finite, > 0); `None` (default) chooses twice the mean largest box
+    /// edge at the first update with proxies.
+    pub cell_size: Option<f32>,
+    /// Most cells one box may cover before it goes to the oversized list (≥ 1; default 64).
+    pub max_cells_per_box: usize,
+}
+
+impl Default for GridOptions {
+    fn default() -> Self {
+        Self {
+            cell_size: None,
+            max_cells_per_box: 64,
+        }
+    }
+}
+
+/// Where a slot's box is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// Not stored (inserted since the last update, or removed).
+    None,
+    /// In every cell of its range.
+    Cells,
+    /// Too many cells: in the oversized list, tested against every proxy.
+    Oversized,
+}
+
+/// A uniform grid of cubic cells kept in a spatial hash (`(i·p1 xor j·p2 xor k·p3) mod n`), so
+/// the world needs no bounds and only occupied cells use memory.
+///
+/// Each box is stored in every cell it overlaps; a pair is reported only by the cell that holds
+/// the minimum corner of the two boxes' intersection, so there is no global duplicate set. A box
+/// covering more than `max_cells_per_box` cells (default [`DEFAULT_MAX_CELLS_PER_BOX`]) goes to an
+/// oversized list tested against every proxy, so huge boxes stay exact and cheap to store.
+///
+/// Updates are incremental: a moved box leaves only the cells it left and enters only the cells
+/// it entered; only moved and new proxies search their cells for pairs, and only pairs with a
+/// moved proxy are re-tested. Cost per update: O(pairs + Σ over moved boxes of the occupants of
+/// their cells). Box queries walk the cells of the query box (or scan when it covers more cells
+/// than there are proxies); ray casts use the provided linear scan.
+///
+/// Cell size: given to [`UniformGrid::with_cell_size`], or chosen automatically at the first
+/// update that has proxies as twice the mean of the boxes' largest edge (ignoring boxes with an
+/// infinite edge; 1 when all are points). [`UniformGrid::retune_cell_size`] re-chooses it.
+///
+/// ```
+/// use broadphase::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyKind, UniformGrid};
+/// let mut grid = UniformGrid::with_cell_size(2.0)?;
+/// let a = grid.insert(Aabb::from_arrays([0.0; 3], [1.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+/// let b = grid.insert(Aabb::from_arrays([1.0; 3], [3.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+/// let mut events = PairEvents::new();
+/// grid.update(&mut events);
+/// assert_eq!(events.begun.len(), 1);
+/// # let _ = (a, b);
+/// # Ok::<(), broadphase::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct UniformGrid {
+    store: ProxyStore,
+    cells: CellMap,
+    /// `None` until chosen automatically.
+    cell_size: Option<f32>,
+    inv_cell: f64,
+    max_cells_per_box: u128,
+    // Per slot.
+    placement: Vec<Placement>,
+    ranges: Vec<CellRange>,
+    oversized_position: Vec<u32>,
+    // Lists.
+    oversized: Vec<u32>,
+    /// Proxies inserted or moved since the last update.
+    moved: MoveBuffer,
+}
+
+impl Default for UniformGrid {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl UniformGrid {
+    /// An empty grid whose cell size is chosen at the first update (see the type's docs).
+    pub fn new() -> Self {
+        Self {
+            store: ProxyStore::new(),
+            cells: CellMap::default(),
+            cell_size: None,
+            inv_cell: 1.0,
+            max_cells_per_box: GridOptions::default().max_cells_per_box as u128,
+            placement: Vec::new(),
+            ranges: Vec::new(),
+            oversized_position: Vec::new(),
+            oversized: Vec::new(),
+            moved: MoveBuffer::default(),
+        }
+    }
+
+    /// An empty grid tuned by `options`; `InvalidOption` when one is out of range.
+    pub fn with_options(options: &GridOptions) -> Result<Self> {
+        let mut grid = Self::new();
+        if let Some(size) = options.cell_size {
+            grid.set_cell_size(size)?;
+        }
+        grid.set_max_cells_per_box(options.max_cells_per_box)?;
+        Ok(grid)
+    }
+
+    /// An empty grid with cells of edge `cell_size` (finite, > 0).
+    pub fn with_cell_size(cell_size: f32) -> Result<Self> {
+        let mut grid = Self::new();
+        grid.set_cell_size(cell_size)?;
+        Ok(grid)
+    }
+
+    /// Sets the cap on the number of cells one box may cover (≥ 1); boxes over it are kept in
+    /// the oversized list. Takes effect for boxes placed from now on.
+    pub fn set_max_cells_per_box(&mut self, max_cells: usize) -> Result<()> {
+        if max_cells == 0 {
+            return Err(Error::InvalidOption("max cells per box must be at least 1"));
+        }
+        self.max_cells_per_box = max_cells as u128;
+        Ok(())
+    }
+
+    /// The cell edge length, once chosen.
+    pub fn cell_size(&self) -> Option<f32> {
+        self.cell_size
+    }
+
+    /// Number of occupied cells (for memory-bound tests and statistics).
+    pub fn occupied_cells(&self) -> usize {
+        self.cells.occupied()
+    }
+
+    /// Number of cell records allocated, occupied or kept for reuse.
+    pub fn allocated_cells(&self) -> usize {
+        self.cells.allocated()
+    }
+
+    /// Number of proxies in the oversized list.
+    pub fn oversized_count(&self) -> usize {
+        self.oversized.len()
+    }
+
+    /// Changes the cell size and re-places every stored box. Pairs are unaffected (they are
+    /// exact whatever the cell size). O(n · cells per box).
+    pub fn set_cell_size(&mut self, cell_size: f32) -> Result<()> {
+        if !(cell_size.is_finite() && cell_size > 0.0) {
+            return Err(Error::InvalidOption(
+                "grid cell size must be finite and positive",
+            ));
+        }
+        self.cell_size = Some(cell_size);
+        self.inv_cell = 1.0 / cell_size as f64;
+        self.replace_all();
+        Ok(())
+    }
+
+    /// Re-chooses the cell size from the current boxes with the automatic rule and re-places
+    /// every box; call it when the typical object size has changed. Returns the new size.
+    pub fn retune_cell_size(&mut self) -> f32 {
+        let size = automatic_cell_size(&self.store.proxies);
+        self.set_cell_size(size)
+            .expect("automatic cell size is finite and positive");
+        size
+    }
+
+    fn replace_all(&mut self) {
+        self.cells.clear();
+        self.oversized.clear();
+        for slot in 0..self.placement.len() {
+            if self.placement[slot] != Placement::None {
+                self.placement[slot] = Placement::None;
+                self.place(slot);
+            }
+        }
+    }
+
+    fn grow_slots(&mut self) {
+        let n = self.store.proxies.slot_count();
+        if self.placement.len() < n {
+            self.placement.resize(n, Placement::None);
+            self.ranges.resize(n, CellRange::default());
+            self.oversized_position.resize(n, 0);
+            self.moved.grow(n);
+        }
+    }
+
+    #[inline]
+    fn key(coords: [i64; 3]) -> CellKey {
+        CellKey { level: 0, coords }
+    }
+
+    /// Stores an unplaced slot's current box.
+    fn place(&mut self, slot: usize) {
+        let aabb = self.store.proxies.aabb(slot);
+        let range = CellRange::of(aabb.min(), aabb.max(), self.inv_cell);
+        self.ranges[slot] = range;
+        if range.cell_count() > self.max_cells_per_box {
+            self.placement[slot] = Placement::Oversized;
+            self.oversized_position[slot] = self.oversized.len() as u32;
+            self.oversized.push(slot as u32);
+        } else {
+            self.placement[slot] = Placement::Cells;
+            let cells = &mut self.cells;
+            range.for_each(|c| cells.push(Self::key(c), slot as u32));
+        }
+    }
+
+    fn unplace(&mut self, slot: usize) {
+        match self.placement[slot] {
+            Placement::None => {}
+            Placement::Cells => {
+                let cells = &mut self.cells;
+                self.ranges[slot].for_each(|c| cells.remove(Self::key(c), slot as u32));
+            }
+            Placement::Oversized => {
+                let at = self.oversized_position[slot] as usize;
+                self.oversized.swap_remove(at);
+                if let Some(&other) = self.oversized.get(at) {
+                    self.oversized_position[other as usize] = at as u32;
+                }
+            }
+        }
+        self.placement[slot] = Placement::None;
+    }
+
+    /// Moves a stored box to its current position touching only the cells it left or entered.
+    fn replace(&mut self, slot: usize) {
+        let aabb = self.store.proxies.aabb(slot);
+        let new = CellRange::of(aabb.min(), aabb.max(), self.inv_cell);
+        if self.placement[slot] != Placement::Cells || new.cell_count() > self.max_cells_per_box {
+            self.unplace(slot);
+            self.place(slot);
+            return;
+        }
+        let old = self.ranges[slot];
+        if old == new {
+            return;
+        }
+        let cells = &mut self.cells;
+        old.for_each(|c| {
+            if !new.contains(c) {
+                cells.remove(Self::key(c), slot as u32);
+            }
+        });
+        new.for_each(|c| {
+            if !old.contains(c) {
+                cells.push(Self::key(c), slot as u32);
+            }
+        });
+        self.ranges[slot] = new;
+    }
+
+    /// Finds the pairs of a moved slot: occupants of its cells (each pair only in the cell of
+    /// its intersection's minimum corner) and the oversized list, or everything if oversized.
+    fn find_pairs_of(&mut self, slot: usize) {
+        let proxies = &self.store.proxies;
+        let aabb = proxies.aabb(slot);
+        match self.placement[slot] {
+            Placement::None => {}
+            Placement::Oversized => {
+                for other in proxies.live_slots() {
+                    // Another moved oversized box finds the pair itself if it has the larger slot.
+                    if other == slot
+                        || (self.moved.contains(other)
+                            && self.placement[other] == Placement::Oversized
+                            && other < slot)
+                    {
+                        continue;
+                    }
+                    if self.placement[other] != Placement::None
+                        && aabb.overlaps(proxies.aabb(other))
+                        && proxies.can_pair(slot, other)
+                    {
+                        self.store.pairs.add(slot as u32, other as u32);
+                    }
+                }
+            }
+            Placement::Cells => {
+                let range = self.ranges[slot];
+                let (cells, pairs, ranges, moved) = (
+                    &self.cells,
+                    &mut self.store.pairs,
+                    &self.ranges,
+                    &self.moved,
+                );
+                range.for_each(|c| {
+                    let Some(cell) = cells.find(&Self::key(c)) else {
+                        return;
+                    };
+                    for &other in cells.items(cell) {
+                        let other = other as usize;
+                        // Two moved boxes: the smaller slot reports.
+                        if other == slot || (moved.contains(other) && other < slot) {
+                            continue;
+                        }
+                        if range.corner_cell(&ranges[other]) == c
+                            && aabb.overlaps(proxies.aabb(other))
+                            && proxies.can_pair(slot, other)
+                        {
+                            pairs.add(slot as u32, other as u32);
+                        }
+                    }
+                });
+                for &other in &self.oversized {
+                    let other = other as usize;
+                    if !self.moved.contains(other)
+                        && aabb.overlaps(proxies.aabb(other))
+                        && proxies.can_pair(slot, other)
+                    {
+                        self.store.pairs.add(slot as u32, other as u32);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Twice the mean largest edge of the live boxes with finite edges; 1 if there are none or all
+/// are points. Always finite and positive.
+pub(crate) fn automatic_cell_size(proxies: &ProxyTable) -> f32 {
+    let (mut sum, mut count) = (0f64, 0usize);
+    for i in proxies.live_slots() {
+        let edge = proxies.aabb(i).extents().max_element();
+        if edge.is_finite() {
+            sum += edge as f64;
+            count += 1;
+        }
+    }
+    let size = if count == 0 {
+        0.0
+    } else {
+        2.0 * sum / count as f64
+    };
+    if size > 0.0 && size.is_finite() {
+        (size as f32).clamp(f32::MIN_POSITIVE * 1e6, f32::MAX / 4.0)
+    } else {
+        1.0
+    }
+}
+
+impl BroadPhase for UniformGrid {
+    fn name(&self) -> &'static str {
+        "grid"
+    }
+
+    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+        let id = self.store.insert(aabb, kind, filter)?;
+        self.grow_slots();
+        self.moved.mark(id.index() as usize);
+        Ok(id)
+    }
+
+    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
+        let slot = self.store.set_aabb(id, aabb)?;
+        self.moved.mark(slot);
+        Ok(())
+    }
+
+    fn remove(&mut self, id: ProxyId) -> Result<()> {
+        self.store.remove(id).map(|_| ())
+    }
+
+    fn update(&mut self, events: &mut PairEvents) {
+        if self.cell_size.is_none() && !self.store.proxies.is_empty() {
+            let size = automatic_cell_size(&self.store.proxies);
+            self.cell_size = Some(size);
+            self.inv_cell = 1.0 / size as f64;
+        }
+        self.store
+            .pairs
+            .remove_pairs_of_removed(&self.store.proxies);
+        for k in 0..self.store.proxies.removed_slots().len() {
+            let slot = self.store.proxies.removed_slots()[k] as usize;
+            self.unplace(slot);
+        }
+        let proxies = &self.store.proxies;
+        self.moved.retain(|slot| proxies.is_live(slot));
+        for k in 0..self.moved.len() {
+            self.replace(self.moved.slot(k));
+        }
+        if !self.moved.is_empty() {
+            let (proxies, moved) = (&self.store.proxies, &self.moved);
+            self.store.pairs.retain(|a, b| {
+                let (a, b) = (a as usize, b as usize);
+                !(moved.contains(a) || moved.contains(b))
+                    || proxies.aabb(a).overlaps(proxies.aabb(b))
+            });
+        }
+        for k in 0..self.moved.len() {
+            self.find_pairs_of(self.moved.slot(k));
+        }
+        self.moved.clear();
+        self.store.finish(events);
+    }
+
+    fn clear(&mut self) {
+        self.store.clear();
+        self.cells.clear();
+        self.oversized.clear();
+        self.moved.clear();
+        self.placement.iter_mut().for_each(|p| *p = Placement::None);
+    }
+
+    fn proxies(&self) -> &ProxyTable {
+        self.store.proxies()
+    }
+
+    fn pair_set(&self) -> &PairSet {
+        self.store.pair_set()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.store.memory_bytes()
+            + self.cells.memory_bytes()
+            + self.placement.capacity()
+            + self.ranges.capacity() * std::mem::size_of::<CellRange>()
+            + self.oversized_position.capacity() * 4
+            + self.moved.memory_bytes()
+            + self.oversized.capacity() * 4
+    }
+
+    fn query_aabb_with(
+        &self,
+        aabb: &Aabb,
+        filter: CollisionFilter,
+        visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>,
+    ) {
+        let proxies = &self.store.proxies;
+        let query = CellRange::of(aabb.min(), aabb.max(), self.inv_cell);
+        let report = |slot: usize, visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>| {
+            if proxies.is_live(slot)
+                && proxies.filter(slot).allows(filter)
+                && proxies.aabb(slot).overlaps(aabb)
+            {
+                visitor(proxies.id(slot))
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        if self.cell_size.is_none() || query.cell_count() > (self.cells.occupied() as u128).max(64)
+        {
+            // More cells than are occupied: scanning the stored proxies is cheaper.
+            for slot in 0..self.placement.len() {
+                if self.placement[slot] != Placement::None && report(slot, visitor).is_break() {
+                    return;
+                }
+            }
+            return;
+        }
+        for &slot in &self.oversized {
+            if report(slot as usize, visitor).is_break() {
+                return;
+            }
+        }
+        let mut stop = false;
+        query.for_each(|c| {
+            if stop {
+                return;
+            }
+            let Some(cell) = self.cells.find(&Self::key(c)) else {
+                return;
+            };
+            for &slot in self.cells.items(cell) {
+                let slot = slot as usize;
+                if query.corner_cell(&self.ranges[slot]) == c && report(slot, visitor).is_break() {
+                    stop = true;
+                    return;
+                }
+            }
+        });
+    }
+}
+
+impl Candidate for UniformGrid {
+    fn store_mut(&mut self) -> &mut ProxyStore {
+        &mut self.store
+    }
+}
+
+/// Structural checks for tests, right after an update.
+#[cfg(test)]
+impl UniformGrid {
+    /// Checks that every stored box is in exactly the cells of its current range (or in the
+    /// oversized list) and that the cells hold nothing else. Panics on the first violation.
+    fn validate(&self) {
+        let mut entries = 0;
+        for slot in 0..self.placement.len() {
+            match self.placement[slot] {
+                Placement::Cells => {
+                    assert!(self.store.proxies.is_live(slot), "dead slot {slot} stored");
+                    let aabb = self.store.proxies.aabb(slot);
+                    assert_eq!(
+                        self.ranges[slot],
+                        CellRange::of(aabb.min(), aabb.max(), self.inv_cell),
+                        "stale range of {slot}"
+                    );
+                    self.ranges[slot].for_each(|c| {
+                        let cell = self
+                            .cells
+                            .find(&Self::key(c))
+                            .expect("cell of a stored box");
+                        let copies = self
+                            .cells
+                            .items(cell)
+                            .iter()
+                            .filter(|&&s| s as usize == slot)
+                            .count();
+                        assert_eq!(copies, 1, "slot {slot} in cell {c:?}");
+                        entries += 1;
+                    });
+                }
+                Placement::Oversized => {
+                    assert_eq!(
+                        self.oversized[self.oversized_position[slot] as usize] as usize,
+                        slot
+                    );
+                }
+                Placement::None => {
+                    assert!(
+                        !self.store.proxies.is_live(slot),
+                        "live slot {slot} not stored"
+                    )
+                }
+            }
+        }
+        assert_eq!(
+            entries,
+            self.cells.entries(),
+            "cells hold entries of no box"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boxed(min: [f32; 3], max: [f32; 3]) -> Aabb {
+        Aabb::from_arrays(min, max).unwrap()
+    }
+
+    fn sorted_pairs(bp: &dyn BroadPhase) -> Vec<(u32, u32)> {
+        let mut pairs: Vec<_> = bp.pair_set().iter().collect();
+        pairs.sort_unstable();
+        pairs
+    }
+
+    #[test]
+    fn boxes_on_cell_boundaries_pair_once() {
+        let mut grid = UniformGrid::with_cell_size(1.0).unwrap();
+        // Faces, edges and corners exactly on cell planes; each pair is stored in several shared
+        // cells but must be reported exactly once.
+        let a = grid
+            .insert(
+                boxed([0.0; 3], [1.0; 3]),
+                ProxyKind::Dynamic,
+                CollisionFilter::ALL,
+            )
+            .unwrap();
+        let b = grid
+            .insert(
+                boxed([1.0, 0.0, 0.0], [2.0, 1.0, 1.0]),
+                ProxyKind::Dynamic,
+                CollisionFilter::ALL,
+            )
+            .unwrap();
+        let c = grid
+            .insert(
+                boxed([1.0; 3], [2.0; 3]),
+                ProxyKind::Dynamic,
+                CollisionFilter::ALL,
+            )
+            .unwrap();
+        let d = grid
+            .insert(
+                boxed([2.0; 3], [2.0; 3]),
+                ProxyKind::Dynamic,
+                CollisionFilter::ALL,
+            )
+            .unwrap();
+        let mut events = PairEvents::new();
+        grid.update(&mut events);
+        assert_eq!(events.begun.len(), 4, "{events:?}");
+        assert_eq!(sorted_pairs(&grid), vec![(0, 1), (0, 2), (1, 2), (2, 3)]);
+        // Separating by the smallest step ends exactly the touching pairs.
+        grid.set_aabb(d, boxed([2.000_001; 3], [2.5; 3])).unwrap();
+        grid.update(&mut events);
+        assert_eq!(events.ended.len(), 1);
+        let mut found = Vec::new();
+        grid.query_aabb(&boxed([1.0; 3], [1.0; 3]), CollisionFilter::ALL, &mut found);
+        assert_eq!(found, vec![a, b, c]);
+        let _ = d;
+    }
+
+    #[test]
+    fn oversized_boxes_go_to_the_list_and_stay_exact() {
+        let mut grid = UniformGrid::with_cell_size(1.0).unwrap();
+        grid.set_max_cells_per_box(8).unwrap();
+        let big = grid
+            .insert(
+                boxed([-10.0; 3], [10.0; 3]),
+                ProxyKind::Dynamic,
+                CollisionFilter::ALL,
+            )
+            .unwrap();
+        let huge = grid
+            .insert(
+                boxed([-f32::MAX; 3], [f32::MAX; 3]),
+                ProxyKind::Static,
+                CollisionFilter::ALL,
+            )
+            .unwrap();
+        let small = grid
+            .insert(
+                boxed([5.0; 3], [5.5; 3]),
+                ProxyKind::Dynamic,
+                CollisionFilter::ALL,
+            )
+            .unwrap();
+        let mut events = PairEvents::new();
+        grid.update(&mut events);
+        assert_eq!(grid.oversized_count(), 2);
+        assert_eq!(sorted_pairs(&grid), vec![(0, 1), (0, 2), (1, 2)]);
+        // Shrinking the big box moves it from the list into cells.
+        grid.set_aabb(big, boxed([-0.5; 3], [0.5; 3])).unwrap();
+        grid.update(&mut events);
+        assert_eq!(grid.oversized_count(), 1);
+        assert_eq!(sorted_pairs(&grid), vec![(0, 1), (1, 2)]);
+        let _ = (huge, small);
+    }
+
+    #[test]
+    fn far_coordinates_saturate_and_stay_exact() {
+        let mut grid = UniformGrid::with_cell_size(0.001).unwrap();
+        let ids: Vec<_> = [
+            boxed([1e30; 3], [1e30; 3]),
+            boxed([1e30, 1e30, 1e30], [2e30, 2e30, 2e30]),
+            boxed([3e30; 3], [3e30; 3]),
+            boxed([-f32::MAX; 3], [-1e30; 3]),
+            boxed([-3e38, 0.0, 0.0], [-3e38, 1.0, 1.0]),
+        ]
+        .into_iter()
+        .map(|b| {
+            grid.insert(b, ProxyKind::Dynamic, CollisionFilter::ALL)
+                .unwrap()
+        })
+        .collect();
+        let mut events = PairEvents::new();
+        grid.update(&mut events);
+        // The saturated cells merge the far boxes into one cell; only the true overlap pairs.
+        assert_eq!(sorted_pairs(&grid), vec![(0, 1)]);
+        let _ = ids;
+    }
+
+    #[test]
+    fn moving_touches_only_entered_and_left_cells() {
+        let mut grid = UniformGrid::with_cell_size(1.0).unwrap();
+        let a = grid
+            .insert(
+                boxed([0.1; 3], [1.9; 3]),
+                ProxyKind::Dynamic,
+                CollisionFilter::ALL,
+            )
+            .unwrap();
+        let mut events = PairEvents::new();
+        grid.update(&mut events);
+        assert_eq!(grid.occupied_cells(), 8);
+        grid.set_aabb(a, boxed([1.1, 0.1, 0.1], [2.9, 1.9, 1.9]))
+            .unwrap();
+        grid.update(&mut events);
+        assert_eq!(grid.occupied_cells(), 8);
+        let cells: Vec<_> = [[0, 0, 0], [1, 0, 0], [2, 0, 0]]
+            .iter()
+            .map(|&c| grid.cells.find(&UniformGrid::key(c)).is_some())
+            .collect();
+        assert_eq!(cells, vec![false, true, true]);
+    }
+
+    #[test]
+    fn wandering_objects_keep_memory_bounded() {
+        let mut grid = UniformGrid::with_cell_size(1.0).unwrap();
+        let ids: Vec<_> = (0..50)
+            .map(|i| {
+                let x = i as f32 * 0.7;
+                grid.insert(
+                    boxed([x, 0.0, 0.0], [x + 0.5, 0.5, 0.5]),
+                    ProxyKind::Dynamic,
+                    CollisionFilter::ALL,
+                )
+                .unwrap()
+            })
+            .collect();
+        let mut events = PairEvents::new();
+        grid.update(&mut events);
+        let mut peak = 0;
+        for step in 1..2000 {
+            for (i, &id) in ids.iter().enumerate() {
+                // Falling forever, each at its own speed.
+                let y = -(step as f32) * (1.0 + i as f32 * 0.1);
+                let x = i as f32 * 0.7;
+                grid.set_aabb(id, boxed([x, y, 0.0], [x + 0.5, y + 0.5, 0.5]))
+                    .unwrap();
+            }
+            grid.update(&mut events);
+            peak = peak.max(grid.allocated_cells());
+        }
+        assert!(grid.occupied_cells() <= 50 * 8);
+        assert!(peak <= 50 * 8 * 2, "cells allocated {peak}");
+        let memory = grid.memory_bytes();
+        for _ in 0..200 {
+            for &id in &ids {
+                let b = grid.aabb(id).unwrap();
+                grid.set_aabb(
+                    id,
+                    boxed(
+                        (b.min() - glam::Vec3::Y * 3.0).into(),
+                        (b.max() - glam::Vec3::Y * 3.0).into(),
+                    ),
+                )
+                .unwrap();
+            }
+            grid.update(&mut events);
+        }
+        assert!(
+            grid.memory_bytes() <= memory * 2,
+            "memory grew from {memory} to {}",
+            grid.memory_bytes()
+        );
+    }
+
+    #[test]
+    fn automatic_and_retuned_cell_size() {
+        let mut grid = UniformGrid::new();
+        assert_eq!(grid.cell_size(), None);
+        grid.insert(
+            boxed([0.0; 3], [1.0, 2.0, 0.5]),
+            ProxyKind::Dynamic,
+            CollisionFilter::ALL,
+        )
+        .unwrap();
+        grid.insert(
+            boxed([0.0; 3], [4.0, 0.0, 0.0]),
+            ProxyKind::Dynamic,
+            CollisionFilter::ALL,
+        )
+        .unwrap();
+        grid.insert(
+            boxed([-f32::MAX; 3], [f32::MAX; 3]),
+            ProxyKind::Dynamic,
+            CollisionFilter::ALL,
+        )
+        .unwrap();
+        let mut events = PairEvents::new();
+        grid.update(&mut events);
+        // Mean largest edge of the finite boxes is 3, so cells of 6.
+        assert_eq!(grid.cell_size(), Some(6.0));
+        assert_eq!(events.begun.len(), 3);
+        assert!(UniformGrid::with_cell_size(0.0).is_err());
+        assert!(UniformGrid::with_cell_size(f32::NAN).is_err());
+        assert!(grid.set_max_cells_per_box(0).is_err());
+        let pairs_before = sorted_pairs(&grid);
+        grid.set_cell_size(0.25).unwrap();
+        assert_eq!(grid.retune_cell_size(), 6.0);
+        grid.update(&mut events);
+        assert!(events.is_empty());
+        assert_eq!(sorted_pairs(&grid), pairs_before);
+    }
+
+    #[test]
+    fn cells_match_boxes_under_random_operations() {
+        use crate::verify::SplitMix64;
+        let mut rng = SplitMix64::new(5);
+        let mut bp = UniformGrid::with_cell_size(1.5).unwrap();
+        let mut ids = Vec::new();
+        let mut events = PairEvents::new();
+        for _ in 0..300 {
+            for _ in 0..rng.below(6) {
+                let c = glam::Vec3::new(
+                    rng.range(-20.0, 20.0),
+                    rng.range(-20.0, 20.0),
+                    rng.range(-20.0, 20.0),
+                );
+                let h = glam::Vec3::splat([0.0, 0.3, 1.0, 4.0, 1e30][rng.below(5)]);
+                let aabb = Aabb::new(c - h, c + h).unwrap();
+                ids.push(
+                    bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
+                        .unwrap(),
+                );
+            }
+            for _ in 0..rng.below(ids.len() / 2 + 1) {
+                let id = ids[rng.below(ids.len())];
+                let b = bp.aabb(id).unwrap();
+                let d = glam::Vec3::new(
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                );
+                let scale = glam::Vec3::splat([1.0, 1.0, 0.0, 2.0][rng.below(4)]);
+                let (c, h) = (
+                    b.center() + d,
+                    (b.extents() * 0.5 * scale).min(glam::Vec3::splat(1e30)),
+                );
+                bp.set_aabb(id, Aabb::new(c - h, c + h).unwrap()).unwrap();
+            }
+            if ids.len() > 30 && rng.chance(0.6) {
+                let id = ids.swap_remove(rng.below(ids.len()));
+                bp.remove(id).unwrap();
+            }
+            bp.update(&mut events);
+            bp.validate();
+        }
+    }
+}
