@@ -48,6 +48,8 @@ mod query;
 mod registry;
 pub mod sweep;
 pub mod tree;
+#[cfg(test)]
+mod test_support;
 mod util;
 #[cfg(any(test, feature = "verify"))]
 pub mod verify;

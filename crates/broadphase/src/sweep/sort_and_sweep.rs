@@ -176,29 +176,12 @@ impl Candidate for SortAndSweep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::{Scenario, Verifier, VerifyConfig};
-    use crate::BruteForce;
+    use crate::test_support::assert_matches_brute_force;
 
     /// Enough proxies for the kernel's y/z grid, on every scenario (statics, filters, removals).
     #[test]
     fn matches_the_model_with_the_grid_active() {
-        for scenario in Scenario::ALL {
-            let config = VerifyConfig {
-                objects: 700,
-                steps: 12,
-                seed: 99,
-                scenario: Some(scenario),
-            };
-            let algorithms: Vec<Box<dyn BroadPhase>> =
-                vec![Box::new(SortAndSweep::new()), Box::new(BruteForce::new())];
-            let report = Verifier::new(algorithms).run(&config);
-            assert!(report.checks > 0);
-            assert_eq!(
-                report.mismatches, 0,
-                "{scenario}: {:?}",
-                report.first_mismatch
-            );
-        }
+        assert_matches_brute_force(&|| Box::new(SortAndSweep::new()), 700, 12, 99);
         let mut bp = SortAndSweep::new();
         let mut events = PairEvents::new();
         for i in 0..600 {
