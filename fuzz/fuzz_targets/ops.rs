@@ -4,9 +4,11 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use broadphase::verify::Verifier;
 use broadphase::adaptive::SwitchPolicy;
-use broadphase::{create, Aabb, AlgorithmOptions, CollisionFilter, ProxyKind, Ray, Vec3, ALGORITHMS};
+use broadphase::verify::Verifier;
+use broadphase::{
+    create, Aabb, AlgorithmOptions, CollisionFilter, ProxyKind, Ray, Vec3, ALGORITHMS,
+};
 use libfuzzer_sys::fuzz_target;
 
 /// A coordinate drawn from the values that break broad phases.
@@ -25,8 +27,20 @@ impl Coord {
         match self {
             Coord::Small(v) => v as f32,
             Coord::Quarter(v) => v as f32 * 0.25,
-            Coord::Huge(negative) => if negative { -1e30 } else { 1e30 },
-            Coord::Max(negative) => if negative { -f32::MAX } else { f32::MAX },
+            Coord::Huge(negative) => {
+                if negative {
+                    -1e30
+                } else {
+                    1e30
+                }
+            }
+            Coord::Max(negative) => {
+                if negative {
+                    -f32::MAX
+                } else {
+                    f32::MAX
+                }
+            }
             Coord::Subnormal(v) => f32::from_bits(v as u32) * if v % 2 == 0 { 1.0 } else { -1.0 },
             Coord::Raw(v) => v,
         }
@@ -47,25 +61,60 @@ impl BoxSpec {
         let size = Vec3::from_array(self.size.map(|c| c.value().abs()));
         let result = Aabb::new(min, min + size);
         let valid = min.is_finite() && (min + size).is_finite();
-        assert_eq!(result.is_ok(), valid, "Aabb::new accepted or refused wrongly: {min:?} {size:?}");
+        assert_eq!(
+            result.is_ok(),
+            valid,
+            "Aabb::new accepted or refused wrongly: {min:?} {size:?}"
+        );
         result.ok()
     }
 }
 
 #[derive(Arbitrary, Debug)]
 enum Op {
-    Insert { spec: BoxSpec, is_static: bool, group: u8, mask: u8 },
-    Move { which: u16, spec: BoxSpec },
-    Translate { which: u16, delta: [i8; 3] },
-    Resize { which: u16, shrink: bool },
+    Insert {
+        spec: BoxSpec,
+        is_static: bool,
+        group: u8,
+        mask: u8,
+    },
+    Move {
+        which: u16,
+        spec: BoxSpec,
+    },
+    Translate {
+        which: u16,
+        delta: [i8; 3],
+    },
+    Resize {
+        which: u16,
+        shrink: bool,
+    },
     /// Moves a box onto another's position: exact duplicates and touching faces.
-    CopyOf { which: u16, other: u16, shift_axis: u8 },
-    Remove { which: u16 },
+    CopyOf {
+        which: u16,
+        other: u16,
+        shift_axis: u8,
+    },
+    Remove {
+        which: u16,
+    },
     /// Translates `count` live boxes from `first` on (wrapping, repeats allowed) in one batch.
-    Batch { first: u16, count: u8, delta: [i8; 3] },
-    Stale { which: u16 },
+    Batch {
+        first: u16,
+        count: u8,
+        delta: [i8; 3],
+    },
+    Stale {
+        which: u16,
+    },
     Update,
-    Query { spec: BoxSpec, origin: [Coord; 3], direction: [i8; 3], length: u8 },
+    Query {
+        spec: BoxSpec,
+        origin: [Coord; 3],
+        direction: [i8; 3],
+        length: u8,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -79,7 +128,10 @@ fuzz_target!(|input: Input| {
     options.adaptive.policy = SwitchPolicy::RoundRobin;
     options.adaptive.min_trial_interval = 1 + input.switch_every as u64 % 4;
     options.adaptive.max_trial_interval = options.adaptive.min_trial_interval;
-    let algorithms = ALGORITHMS.iter().map(|name| create(name, &options).expect("registered")).collect();
+    let algorithms = ALGORITHMS
+        .iter()
+        .map(|name| create(name, &options).expect("registered"))
+        .collect();
     let mut verifier = Verifier::new(algorithms);
     let mut live: Vec<u32> = Vec::new();
     let mut removed: Vec<u32> = Vec::new();
@@ -87,9 +139,18 @@ fuzz_target!(|input: Input| {
     for op in input.ops.iter().take(400) {
         let pick = |which: u16, list: &[u32]| list.get(which as usize % list.len().max(1)).copied();
         match *op {
-            Op::Insert { spec, is_static, group, mask } => {
+            Op::Insert {
+                spec,
+                is_static,
+                group,
+                mask,
+            } => {
                 if let Some(aabb) = spec.aabb() {
-                    let kind = if is_static { ProxyKind::Static } else { ProxyKind::Dynamic };
+                    let kind = if is_static {
+                        ProxyKind::Static
+                    } else {
+                        ProxyKind::Dynamic
+                    };
                     let filter = CollisionFilter::new(group as u32 | 1 << 8, mask as u32 | 1 << 8);
                     let handle = verifier.insert(aabb, kind, filter);
                     live.push(handle);
@@ -123,7 +184,11 @@ fuzz_target!(|input: Input| {
                     }
                 }
             }
-            Op::CopyOf { which, other, shift_axis } => {
+            Op::CopyOf {
+                which,
+                other,
+                shift_axis,
+            } => {
                 if let (Some(h), Some(o)) = (pick(which, &live), pick(other, &live)) {
                     let b = boxes[o as usize];
                     // Same box, or moved by its own extent along one axis: faces touch.
@@ -138,7 +203,11 @@ fuzz_target!(|input: Input| {
                     }
                 }
             }
-            Op::Batch { first, count, delta } => {
+            Op::Batch {
+                first,
+                count,
+                delta,
+            } => {
                 let mut batch = Vec::new();
                 let d = Vec3::from_array(delta.map(|v| v as f32 * 0.25));
                 for k in 0..count as usize % 16 {
@@ -165,12 +234,21 @@ fuzz_target!(|input: Input| {
                 }
             }
             Op::Update => verifier.update(),
-            Op::Query { spec, origin, direction, length } => {
+            Op::Query {
+                spec,
+                origin,
+                direction,
+                length,
+            } => {
                 verifier.update();
                 let origin = Vec3::from_array(origin.map(Coord::value));
                 let direction = Vec3::from_array(direction.map(|v| v as f32));
                 let ray = Ray::new(origin, direction, length as f32);
-                assert_eq!(ray.is_ok(), origin.is_finite(), "Ray::new accepted or refused wrongly");
+                assert_eq!(
+                    ray.is_ok(),
+                    origin.is_finite(),
+                    "Ray::new accepted or refused wrongly"
+                );
                 if let (Some(query), Ok(ray)) = (spec.aabb(), ray) {
                     verifier.check_queries(&query, &ray, CollisionFilter::ALL);
                 }

@@ -5,7 +5,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use broadphase::prune::{PruneOptions, PruneScratch, bipartite_pairs_with, complete_pairs_with};
+use broadphase::prune::{bipartite_pairs_with, complete_pairs_with, PruneOptions, PruneScratch};
 use broadphase::{Aabb, Vec3};
 use libfuzzer_sys::fuzz_target;
 
@@ -23,8 +23,20 @@ impl Coord {
         match self {
             Coord::Small(v) => v as f32,
             Coord::Eighth(v) => v as f32 * 0.125,
-            Coord::Huge(negative) => if negative { -1e30 } else { 1e30 },
-            Coord::Max(negative) => if negative { -f32::MAX } else { f32::MAX },
+            Coord::Huge(negative) => {
+                if negative {
+                    -1e30
+                } else {
+                    1e30
+                }
+            }
+            Coord::Max(negative) => {
+                if negative {
+                    -f32::MAX
+                } else {
+                    f32::MAX
+                }
+            }
             Coord::Raw(v) => v,
         }
     }
@@ -79,7 +91,11 @@ fuzz_target!(|input: Input| {
     for _ in 0..(input.copies % 4) {
         boxes.extend_from_within(..unique);
     }
-    let split = if boxes.is_empty() { 0 } else { input.split as usize % (boxes.len() + 1) };
+    let split = if boxes.is_empty() {
+        0
+    } else {
+        input.split as usize % (boxes.len() + 1)
+    };
     let (left, right) = boxes.split_at(split);
     let expected_complete = brute_force(&boxes, None);
     let expected_bipartite = brute_force(left, Some(right));
@@ -98,9 +114,11 @@ fuzz_target!(|input: Input| {
                 // The coherent sort starts from the previous call's order (same scratch).
                 options.coherent = threads == 2;
                 let mut complete = Vec::new();
-                complete_pairs_with(&boxes, &options, &mut scratch, &mut complete).expect("valid options");
+                complete_pairs_with(&boxes, &options, &mut scratch, &mut complete)
+                    .expect("valid options");
                 let mut bipartite = Vec::new();
-                bipartite_pairs_with(left, right, &options, &mut scratch, &mut bipartite).expect("valid options");
+                bipartite_pairs_with(left, right, &options, &mut scratch, &mut bipartite)
+                    .expect("valid options");
                 let mut sorted = complete.clone();
                 sorted.sort_unstable();
                 assert_eq!(sorted, expected_complete, "complete_pairs {options:?}");
@@ -130,8 +148,13 @@ fuzz_target!(|input: Input| {
     let mut coherent = PruneOptions::default();
     coherent.coherent = true;
     let (mut expected, mut got) = (Vec::new(), Vec::new());
-    complete_pairs_with(&moved, &PruneOptions::default(), &mut PruneScratch::new(), &mut expected)
-        .expect("valid options");
+    complete_pairs_with(
+        &moved,
+        &PruneOptions::default(),
+        &mut PruneScratch::new(),
+        &mut expected,
+    )
+    .expect("valid options");
     complete_pairs_with(&moved, &coherent, &mut scratch, &mut got).expect("valid options");
     assert_eq!(got, expected, "coherent sort after a drift");
 });
