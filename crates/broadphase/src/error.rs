@@ -23,7 +23,15 @@ pub enum Error {
         /// The offending maximum.
         max: f32,
     },
-    /// The id was removed, never issued, or issued by another structure.
+    /// The id names no live proxy of this structure: its slot was never handed out, is free,
+    /// or holds a proxy of another generation (the id's proxy was removed, and the slot
+    /// perhaps reused).
+    ///
+    /// Ids carry no mark of the structure that issued them (two structures given the same
+    /// calls hand out the same ids, which the differential tests rely on), so an id of
+    /// another structure is detected only when it names no live proxy here; one that
+    /// happens to match a live slot and generation of this structure is taken for that
+    /// proxy.
     #[error("proxy id {0} is stale or unknown")]
     StaleProxy(ProxyId),
     /// A ray with a NaN or infinite origin or direction, or a negative or NaN length.

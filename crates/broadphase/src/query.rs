@@ -16,7 +16,8 @@ pub struct Ray {
 }
 
 impl Ray {
-    /// Builds a ray; `direction` is normalised (any non-zero length). Fails on NaN or infinite
+    /// Builds a ray; `direction` is normalised, whatever its non-zero length (from subnormal
+    /// to `f32::MAX` components). Fails on NaN or infinite
     /// values and on a negative `max_distance` (`f32::INFINITY` is allowed: an unbounded ray).
     pub fn new(origin: Vec3, direction: Vec3, max_distance: f32) -> Result<Self> {
         if !origin.is_finite() {
@@ -28,14 +29,15 @@ impl Ray {
         if max_distance.is_nan() || max_distance < 0.0 {
             return Err(Error::InvalidRay("max_distance is negative or NaN"));
         }
-        let length = direction.length();
-        let direction = if length > 0.0 && length.is_finite() {
-            direction / length
-        } else if length == 0.0 {
+        let largest = direction.abs().max_element();
+        let direction = if largest == 0.0 {
             Vec3::ZERO
+        } else if (1e-18..=1e18).contains(&largest) {
+            direction / direction.length()
         } else {
-            // Overflowed length (components near f32::MAX): scale first.
-            let scaled = direction / direction.abs().max_element();
+            // The squared length would underflow (a tiny direction such as 1e-30 would become
+            // a point query) or overflow: scale by the largest component first.
+            let scaled = direction / largest;
             scaled / scaled.length()
         };
         Ok(Self {
@@ -151,6 +153,20 @@ mod tests {
         assert!(Ray::new(Vec3::ZERO, Vec3::X, f32::INFINITY).is_ok());
         let huge = Ray::new(Vec3::ZERO, Vec3::splat(f32::MAX), 1.0).unwrap();
         assert!((huge.direction().length() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn tiny_directions_are_normalised_not_points() {
+        for tiny in [1e-30, 1e-20, f32::MIN_POSITIVE, 1e-45] {
+            let ray = Ray::new(Vec3::ZERO, Vec3::new(tiny, -tiny, 0.0), 1.0).unwrap();
+            let expected = Vec3::new(1.0, -1.0, 0.0).normalize();
+            assert!(
+                (ray.direction() - expected).length() < 1e-6,
+                "{tiny}: {:?}",
+                ray.direction()
+            );
+        }
+        assert_eq!(Ray::new(Vec3::ZERO, Vec3::ZERO, 1.0).unwrap().direction(), Vec3::ZERO);
     }
 
     #[test]
