@@ -70,3 +70,8 @@ pub use query::{Ray, RayHit};
 pub use registry::{create, AlgorithmOptions, ALGORITHMS};
 pub use sweep::{SortAndSweep, SweepAndPrune};
 pub use tree::{BvhBroadPhase, DynamicTreeBroadPhase};
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -166,7 +166,10 @@ mod tests {
                 ray.direction()
             );
         }
-        assert_eq!(Ray::new(Vec3::ZERO, Vec3::ZERO, 1.0).unwrap().direction(), Vec3::ZERO);
+        assert_eq!(
+            Ray::new(Vec3::ZERO, Vec3::ZERO, 1.0).unwrap().direction(),
+            Vec3::ZERO
+        );
     }
 
     #[test]
