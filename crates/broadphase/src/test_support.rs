@@ -6,7 +6,6 @@ use crate::verify::{Scenario, Verifier, VerifyConfig};
 use crate::{Aabb, BroadPhase, BruteForce, CollisionFilter, PairEvents, ProxyId, ProxyKind};
 
 /// The box from `min` to `max`; panics on an invalid box (tests only).
-#[allow(dead_code)] // until every family test uses it
 pub(crate) fn boxed(min: [f32; 3], max: [f32; 3]) -> Aabb {
     Aabb::from_arrays(min, max).unwrap()
 }
@@ -18,7 +17,6 @@ pub(crate) fn unit_box() -> Aabb {
 }
 
 /// Inserts `aabb` as a dynamic proxy that collides with everything.
-#[allow(dead_code)]
 pub(crate) fn insert_dynamic(bp: &mut dyn BroadPhase, aabb: Aabb) -> ProxyId {
     bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
         .unwrap()
@@ -52,7 +50,6 @@ pub(crate) fn assert_matches_brute_force(
 /// Moves `count` small boxes, one per column, downwards forever, each at its own speed, for
 /// `steps` updates, and returns the largest value `probe` gave after an update: the scene
 /// for structures whose memory must follow the boxes rather than every place they visited.
-#[allow(dead_code)]
 pub(crate) fn wander(
     bp: &mut dyn BroadPhase,
     count: usize,
