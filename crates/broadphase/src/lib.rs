@@ -47,9 +47,9 @@ pub mod prune;
 mod query;
 mod registry;
 pub mod sweep;
-pub mod tree;
 #[cfg(test)]
 mod test_support;
+pub mod tree;
 mod util;
 #[cfg(any(test, feature = "verify"))]
 pub mod verify;

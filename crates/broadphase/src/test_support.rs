@@ -6,19 +6,16 @@ use crate::verify::{Scenario, Verifier, VerifyConfig};
 use crate::{Aabb, BroadPhase, BruteForce, CollisionFilter, PairEvents, ProxyId, ProxyKind};
 
 /// The box from `min` to `max`; panics on an invalid box (tests only).
-#[allow(dead_code)] // until every family test uses it
 pub(crate) fn boxed(min: [f32; 3], max: [f32; 3]) -> Aabb {
     Aabb::from_arrays(min, max).unwrap()
 }
 
 /// The unit box at the origin.
-#[allow(dead_code)]
 pub(crate) fn unit_box() -> Aabb {
     boxed([0.0; 3], [1.0; 3])
 }
 
 /// Inserts `aabb` as a dynamic proxy that collides with everything.
-#[allow(dead_code)]
 pub(crate) fn insert_dynamic(bp: &mut dyn BroadPhase, aabb: Aabb) -> ProxyId {
     bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
         .unwrap()
