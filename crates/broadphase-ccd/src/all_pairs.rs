@@ -6,7 +6,7 @@ use crate::time_of_impact::{collision_key, pair_event_time_before, wall_event};
 use crate::world::World;
 
 /// Finds the next event by testing all `n (n - 1) / 2` pairs and all `n` bodies against the
-/// walls (the thesis's "all pairs check"). O(n²) time per event, O(1) extra memory.
+/// walls (the "all pairs check" of [Kaya16]). O(n²) time per event, O(1) extra memory.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct AllPairs {
     cached: Option<Event>,

@@ -90,8 +90,8 @@ pub(crate) struct Calendar {
     search: CollisionSearch,
     /// Whether the event loop runs compiled for AVX2, with the grid's gather and the
     /// collision kernel inlined into it: in 2D, where the CPU has AVX2 and the caller allows
-    /// it. In 3D the loop keeps them as calls (inlined, it measured 3% slower at 32,768
-    /// bodies, 16 alternating rounds, though 4% fewer instructions; 2D gained 2 to 4%).
+    /// it. In 3D the loop keeps them as calls: inlined there, it ran fewer instructions but
+    /// took longer, while 2D gained (docs/performance-notes.md, "CCD calendar: inlining").
     avx2: bool,
 }
 
@@ -239,9 +239,8 @@ impl Calendar {
         self.peek_inlined::<false>(world)
     }
 
-    /// [`Calendar::peek`] compiled for AVX2, with the gather and the kernel inlined: as
-    /// calls, their prologues, epilogues and argument passing were 5% of the event loop's
-    /// instructions (callgrind, 4,096 bodies in 2D).
+    /// [`Calendar::peek`] compiled for AVX2, with the gather and the kernel inlined, so that
+    /// the event loop does not pay their prologues, epilogues and argument passing per call.
     ///
     /// # Safety
     /// The CPU must have AVX2 and POPCNT.

@@ -1,4 +1,4 @@
-//! Discrete-time stepping for comparison (thesis ch. 5.3): move by Δt, then detect and
+//! Discrete-time stepping for comparison ([Kaya16, ch. 5.3]): move by Δt, then detect and
 //! resolve overlaps — and count the collisions this misses.
 
 use std::time::{Duration, Instant};

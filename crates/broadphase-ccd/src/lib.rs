@@ -7,7 +7,7 @@
 //! ([`Method`]) produce the same event sequence:
 //!
 //! - `all-pairs`: every pair at every event, O(n²) per event;
-//! - `swept-bvh`: the thesis's Algorithm 4, a BVH over AABBs swept over `[now, now + Δt]`
+//! - `swept-bvh`: [Kaya16, Algorithm 4], a BVH over AABBs swept over `[now, now + Δt]`
 //!   with an adaptive Δt;
 //! - `calendar`: an event calendar with neighbour cells, O(log n) per event.
 //!
@@ -15,8 +15,8 @@
 //! object index, then by partner (or wall) index. All methods compute a pair's time from the
 //! two bodies' stored states with the same arithmetic, so their times are bit-identical.
 //!
-//! [`run()`] runs a generated benchmark scene ([`SceneConfig`], thesis ch. 5.2) and
-//! [`reproduce`] regenerates the thesis's Tables 5.1 and 5.2.
+//! [`run()`] runs a generated benchmark scene ([`SceneConfig`], [Kaya16, ch. 5.2])
+//! and [`reproduce`] regenerates [Kaya16, Tables 5.1 and 5.2].
 #![deny(missing_docs)]
 // Loops over axes index several per-axis arrays in lock step; indices read clearer there.
 #![allow(clippy::needless_range_loop)]

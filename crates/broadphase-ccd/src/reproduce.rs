@@ -1,4 +1,4 @@
-//! Reproductions of the thesis's Table 5.1 (running time by N and method) and Table 5.2
+//! Reproductions of [Kaya16, Table 5.1] (running time by N and method) and [Kaya16, Table 5.2]
 //! (discrete time steps versus the exact simulation).
 
 use std::fmt::Write as _;
@@ -13,15 +13,15 @@ use crate::simulation::{FinderOptions, Method};
 /// Parameters of the Table 5.1 reproduction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table51Config {
-    /// 2 as in the thesis, or 3.
+    /// 2 as in [Kaya16, Table 5.1], or 3.
     pub dim: usize,
-    /// Simulated seconds per run (5 in the thesis).
+    /// Simulated seconds per run (5 in [Kaya16, Table 5.1]).
     pub seconds: f64,
     /// Scene seed (the same scene for every method at a given N).
     pub seed: u64,
     /// First N; N doubles up to `max_objects`.
     pub min_objects: usize,
-    /// Largest N for `all-pairs` (2048 in the thesis).
+    /// Largest N for `all-pairs` (2048 in [Kaya16, Table 5.1]).
     pub all_pairs_max_objects: usize,
     /// Largest N for the other methods.
     pub max_objects: usize,
@@ -253,9 +253,9 @@ pub fn reproduce_table_5_1(
 /// Parameters of the Table 5.2 reproduction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table52Config {
-    /// Number of bodies (1024 in the thesis).
+    /// Number of bodies (1024 in [Kaya16, Table 5.2]).
     pub objects: usize,
-    /// 2 as in the thesis, or 3.
+    /// 2 as in [Kaya16, Table 5.2], or 3.
     pub dim: usize,
     /// Simulated seconds.
     pub seconds: f64,

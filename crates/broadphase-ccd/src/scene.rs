@@ -1,4 +1,4 @@
-//! The thesis's benchmark scene (ch. 5.2): constant density whatever N, uniform random sizes
+//! The benchmark scene of [Kaya16, ch. 5.2]: constant density whatever N, uniform random sizes
 //! and speeds such that the fastest body crosses the box corner to corner in one second.
 
 use crate::body::{Body, MassModel};

@@ -15,9 +15,9 @@ use crate::world::World;
 /// Which next-event finder a [`Simulation`] uses. All produce the same event sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
-    /// Every pair at every event: O(n²) per event (the thesis's baseline).
+    /// Every pair at every event: O(n²) per event (the baseline of [Kaya16, Table 5.1]).
     AllPairs,
-    /// The thesis's Algorithm 4: BVH of swept AABBs with adaptive Δt.
+    /// [Kaya16, Algorithm 4]: BVH of swept AABBs with adaptive Δt.
     SweptBvh,
     /// Event calendar with neighbour cells: O(log n) per event.
     Calendar,

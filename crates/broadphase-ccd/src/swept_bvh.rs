@@ -1,7 +1,7 @@
-//! The thesis's next-event finder (Algorithm 4): a BVH of swept AABBs with an adaptive time step.
+//! The next-event finder of [Kaya16, Algorithm 4]: a BVH of swept AABBs with an adaptive time step.
 //!
 //! Each body gets an AABB covering it from `now` to `now + Δt`. The hierarchy is built top-down
-//! by median split (axis by level, `select_nth_unstable`, ch. 4.5–4.6) into an array in
+//! by median split (axis by level, `select_nth_unstable`, [Kaya16, ch. 4.5–4.6]) into an array in
 //! pre-order (left child right after its parent), so a refit is one reverse sweep. A pair
 //! traversal of the tree against itself runs the exact time of impact on overlapping leaf
 //! pairs; walls are tested per leaf during the refit. If nothing happens before `now + Δt`,
@@ -9,7 +9,7 @@
 //! shrinks (×½). Every event with time `<= now + Δt` has overlapping swept boxes (boxes are
 //! padded against rounding), so the earliest one found is the earliest overall.
 //!
-//! Cost per event: O(n log n) build (every `rebuild_every` events, 1 as in the thesis), O(n)
+//! Cost per event: O(n log n) build (every `rebuild_every` events, 1 as in [Kaya16]), O(n)
 //! refit per Δt trial, and the traversal (near O(n) for small Δt, O(n²) in the worst case).
 //! Memory O(n).
 
@@ -25,12 +25,12 @@ use crate::world::World;
 pub struct SweptBvhOptions {
     /// Δt of the first search, > 0.
     pub initial_time_step: f64,
-    /// Factor applied to Δt while no event is found, > 1 (2 in the thesis).
+    /// Factor applied to Δt while no event is found, > 1 (2 in [Kaya16, Algorithm 4]).
     pub grow: f64,
-    /// Factor applied to Δt after an event is found, in (0, 1] (½ in the thesis).
+    /// Factor applied to Δt after an event is found, in (0, 1] (½ in [Kaya16, Algorithm 4]).
     pub shrink: f64,
     /// Rebuild the hierarchy every this many events and only refit in between (1 = every
-    /// event, as in the thesis).
+    /// event, as in [Kaya16, Algorithm 4]).
     pub rebuild_every: u32,
 }
 
@@ -253,7 +253,7 @@ impl SweptBvh {
             && b0[2] <= a1[2]
     }
 
-    /// Self-collision traversal of the tree (the thesis's "BVH collision check"), with the
+    /// Self-collision traversal of the tree (the "BVH collision check" of [Kaya16]), with the
     /// exact time of impact on overlapping leaf pairs.
     fn traverse(&mut self, world: &World, horizon: f64) {
         self.stack.clear();

@@ -1,4 +1,4 @@
-//! Exact times of impact of two spheres (eq. 3.9–3.12 of the thesis) and of a sphere and a wall.
+//! Exact times of impact of two spheres ([Kaya16, eq. 3.9–3.12]) and of a sphere and a wall.
 //!
 //! The quadratic `a t^2 + 2 b t + c = 0` with `a = |dv|^2`, `b = dp·dv`, `c = |dp|^2 - s^2`
 //! (`dp`, `dv` relative position and velocity, `s` the sum of radii) is solved only for

@@ -1,5 +1,5 @@
 //! Object-list lengths per depth of the octree and the loose octree on the same scene (compare
-//! the thesis's Fig. 4.9: straddling objects pile up near the root of the plain octree).
+//! [Zych16, Fig. 4.9]: straddling objects pile up near the root of the plain octree).
 //!
 //! ```text
 //! cargo run --release -p broadphase --example octree_levels -- [objects]

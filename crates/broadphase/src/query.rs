@@ -139,10 +139,7 @@ pub fn is_closer(candidate: &RayHit, best: &Option<RayHit>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn unit_box() -> Aabb {
-        Aabb::from_arrays([0.0; 3], [1.0; 3]).unwrap()
-    }
+    use crate::test_support::unit_box;
 
     #[test]
     fn validates_input() {

@@ -11,7 +11,6 @@ pub(crate) fn boxed(min: [f32; 3], max: [f32; 3]) -> Aabb {
 }
 
 /// The unit box at the origin.
-#[allow(dead_code)]
 pub(crate) fn unit_box() -> Aabb {
     boxed([0.0; 3], [1.0; 3])
 }

@@ -1,11 +1,14 @@
 //! API contracts every registered algorithm must keep: stale ids, filters, static pairs,
 //! determinism of the event stream, clear, and events of removed proxies.
 
-use broadphase::verify::{Scenario, SplitMix64};
+mod common;
+
+use broadphase::verify::SplitMix64;
 use broadphase::{
     create, Aabb, BroadPhase, CollisionFilter, Error, Pair, PairEvents, ProxyId, ProxyKind,
     ALGORITHMS,
 };
+use common::assert_exact_on_every_scenario;
 
 fn algorithms() -> impl Iterator<Item = Box<dyn BroadPhase>> {
     ALGORITHMS
@@ -160,19 +163,5 @@ fn clear_resets_without_events_and_invalidates_ids() {
 #[test]
 fn long_run_on_every_scenario() {
     // A longer run than the property tests, so that structures see many rebuild cycles.
-    for scenario in Scenario::ALL {
-        let algorithms: Vec<_> = algorithms().collect();
-        let config = broadphase::verify::VerifyConfig {
-            objects: 200,
-            steps: 120,
-            seed: 99,
-            scenario: Some(scenario),
-        };
-        let report = broadphase::verify::Verifier::new(algorithms).run(&config);
-        assert_eq!(
-            report.mismatches, 0,
-            "{scenario}: {:?}",
-            report.first_mismatch
-        );
-    }
+    assert_exact_on_every_scenario(&|| algorithms().collect(), 200, 120, 99);
 }

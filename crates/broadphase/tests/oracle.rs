@@ -1,8 +1,11 @@
 //! Every algorithm against the exact model, on every scenario, through `verify`.
 
+mod common;
+
 use broadphase::tree::{BvhBuild, DescendRule};
 use broadphase::verify::{Scenario, Verifier, VerifyConfig};
 use broadphase::{create, AlgorithmOptions, ALGORITHMS};
+use common::assert_exact_on_every_scenario;
 use proptest::prelude::*;
 
 fn all_algorithms() -> Vec<Box<dyn broadphase::BroadPhase>> {
@@ -14,22 +17,8 @@ fn all_algorithms() -> Vec<Box<dyn broadphase::BroadPhase>> {
 
 #[test]
 fn every_scenario_every_algorithm() {
-    for scenario in Scenario::ALL {
-        for objects in [1, 2, 17, 120] {
-            let config = VerifyConfig {
-                objects,
-                steps: 60,
-                seed: 7 + objects as u64,
-                scenario: Some(scenario),
-            };
-            let report = Verifier::new(all_algorithms()).run(&config);
-            assert!(report.checks > 0);
-            assert_eq!(
-                report.mismatches, 0,
-                "{scenario}, {objects} objects: {:?}",
-                report.first_mismatch
-            );
-        }
+    for objects in [1, 2, 17, 120] {
+        assert_exact_on_every_scenario(&all_algorithms, objects, 60, 7 + objects as u64);
     }
 }
 
@@ -46,31 +35,20 @@ fn every_tree_configuration_every_scenario() {
             configurations.push(options);
         }
     }
-    for scenario in Scenario::ALL {
-        for objects in [1, 2, 17, 120] {
-            let mut algorithms: Vec<Box<dyn broadphase::BroadPhase>> = configurations
-                .iter()
-                .map(|o| create("bvh", o).unwrap())
-                .collect();
-            for margin in [0.0, 3.0] {
-                let mut options = AlgorithmOptions::default();
-                options.dynamic_tree.margin = margin;
-                algorithms.push(create("dynamic-tree", &options).unwrap());
-            }
-            let config = VerifyConfig {
-                objects,
-                steps: 60,
-                seed: 99 + objects as u64,
-                scenario: Some(scenario),
-            };
-            let report = Verifier::new(algorithms).run(&config);
-            assert!(report.checks > 0);
-            assert_eq!(
-                report.mismatches, 0,
-                "{scenario}, {objects} objects: {:?}",
-                report.first_mismatch
-            );
+    let make = || {
+        let mut algorithms: Vec<Box<dyn broadphase::BroadPhase>> = configurations
+            .iter()
+            .map(|o| create("bvh", o).unwrap())
+            .collect();
+        for margin in [0.0, 3.0] {
+            let mut options = AlgorithmOptions::default();
+            options.dynamic_tree.margin = margin;
+            algorithms.push(create("dynamic-tree", &options).unwrap());
         }
+        algorithms
+    };
+    for objects in [1, 2, 17, 120] {
+        assert_exact_on_every_scenario(&make, objects, 60, 99 + objects as u64);
     }
 }
 

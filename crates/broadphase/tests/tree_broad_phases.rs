@@ -1,6 +1,8 @@
 //! The `dynamic-tree` and `bvh` broad phases: internal invariants after every update, the
 //! static tree left alone when no static proxy changes, and options.
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use broadphase::tree::{BvhBuild, DescendRule, DynamicTreeOptions};
@@ -9,20 +11,7 @@ use broadphase::{
     create, Aabb, AlgorithmOptions, BroadPhase, BruteForce, BvhBroadPhase, CollisionFilter,
     DynamicTreeBroadPhase, PairEvents, ProxyId, ProxyKind, Vec3,
 };
-
-fn random_box(rng: &mut SplitMix64, world: f32) -> Aabb {
-    let c = Vec3::new(
-        rng.range(0.0, world),
-        rng.range(0.0, world),
-        rng.range(0.0, world),
-    );
-    let h = Vec3::new(
-        rng.range(0.0, 2.0),
-        rng.range(0.0, 2.0),
-        rng.range(0.0, 2.0),
-    );
-    Aabb::new(c - h, c + h).unwrap()
-}
+use common::random_box;
 
 fn pair_set(bp: &dyn BroadPhase, ids: &[Option<ProxyId>]) -> BTreeSet<(usize, usize)> {
     // Map ids back to handles so different algorithms compare.

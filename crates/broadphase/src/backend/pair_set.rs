@@ -1,4 +1,4 @@
-//! The pair manager of the lecture slides: a hash table of `(id1, id2)` whose chains point into
+//! The pair manager of [Lecture04]: a hash table of `(id1, id2)` whose chains point into
 //! a dense array ("bag") of pairs.
 //!
 //! Add, find and remove are O(1) on average; enumeration walks the dense array, O(pairs).
@@ -20,8 +20,8 @@ pub fn key_indices(key: u64) -> (u32, u32) {
     ((key >> 32) as u32, key as u32)
 }
 
-/// A set of unordered slot-index pairs (the lecture slides' pair manager: a hash table of
-/// keys pointing into a dense array, for O(1) add, remove and find and O(n) enumeration),
+/// A set of unordered slot-index pairs (the pair manager of [Lecture04, pair management]: a hash
+/// table of keys pointing into a dense array, for O(1) add, remove and find and O(n) enumeration),
 /// with a `u32` tag per pair for the algorithms' own bookkeeping. A broad phase's reported
 /// pairs are written through a [`PairTracker`](crate::backend::PairTracker), which turns
 /// changes into events; a bare set serves as scratch (candidate pairs, say).

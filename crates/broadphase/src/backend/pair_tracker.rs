@@ -196,7 +196,7 @@ impl PairTracker {
     }
 
     /// Writes the net changes since the last `finish` into `events` (cleared first), with ids
-    /// from `proxies`. Call before [`ProxyTable::release_removed`].
+    /// from `proxies`. Call before `ProxyTable::release_removed`.
     pub fn finish(&mut self, proxies: &ProxyTable, events: &mut PairEvents) {
         events.clear();
         for &(key, present_before) in &self.changes {
@@ -235,14 +235,14 @@ impl PairTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Aabb, CollisionFilter, ProxyKind};
+    use crate::test_support::unit_box;
+    use crate::{CollisionFilter, ProxyKind};
 
     fn table(n: usize) -> ProxyTable {
         let mut table = ProxyTable::new();
         for _ in 0..n {
-            let aabb = Aabb::from_arrays([0.0; 3], [1.0; 3]).unwrap();
             table
-                .insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
+                .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
                 .unwrap();
         }
         table

@@ -103,7 +103,7 @@ enum SlotState {
 /// The proxies of one broad phase: boxes, kinds and filters in parallel arrays indexed by slot,
 /// with generations and a free list of slots.
 ///
-/// Slots freed by `remove` are held back until [`ProxyTable::release_removed`] (called at the end
+/// Slots freed by `remove` are held back until `ProxyTable::release_removed` (called at the end
 /// of every update), so an index names one proxy for the whole interval between two updates.
 #[derive(Debug, Clone, Default)]
 pub struct ProxyTable {
@@ -184,7 +184,7 @@ impl ProxyTable {
         Ok(i)
     }
 
-    /// Slots removed since the last [`ProxyTable::release_removed`], in removal order.
+    /// Slots removed since the last `ProxyTable::release_removed`, in removal order.
     pub fn removed_slots(&self) -> &[u32] {
         &self.removed
     }
@@ -347,32 +347,29 @@ impl ProxyTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn unit() -> Aabb {
-        Aabb::from_arrays([0.0; 3], [1.0; 3]).unwrap()
-    }
+    use crate::test_support::unit_box;
 
     #[test]
     fn stale_ids_are_rejected_after_reuse() {
         let mut table = ProxyTable::new();
         let a = table
-            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
             .unwrap();
         table.remove(a).unwrap();
         assert_eq!(table.remove(a), Err(Error::StaleProxy(a)));
         // Not reused before release: the next insert takes a fresh slot.
         let b = table
-            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
             .unwrap();
         assert_ne!(a.index(), b.index());
         table.release_removed();
         let c = table
-            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
             .unwrap();
         assert_eq!(c.index(), a.index());
         assert_ne!(c.generation(), a.generation());
         assert_eq!(table.index_of(a), Err(Error::StaleProxy(a)));
-        assert!(table.set_aabb(a, unit()).is_err());
+        assert!(table.set_aabb(a, unit_box()).is_err());
         assert_eq!(table.index_of(c), Ok(c.index() as usize));
         let never = ProxyId::from_parts(999, 0);
         assert_eq!(table.index_of(never), Err(Error::StaleProxy(never)));
@@ -383,19 +380,31 @@ mod tests {
     fn filters_and_static_pairs() {
         let mut table = ProxyTable::new();
         let s1 = table
-            .insert(unit(), ProxyKind::Static, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Static, CollisionFilter::ALL)
             .unwrap();
         let s2 = table
-            .insert(unit(), ProxyKind::Static, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Static, CollisionFilter::ALL)
             .unwrap();
         let d = table
-            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::new(0b01, 0b10))
+            .insert(
+                unit_box(),
+                ProxyKind::Dynamic,
+                CollisionFilter::new(0b01, 0b10),
+            )
             .unwrap();
         let e = table
-            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::new(0b10, 0b01))
+            .insert(
+                unit_box(),
+                ProxyKind::Dynamic,
+                CollisionFilter::new(0b10, 0b01),
+            )
             .unwrap();
         let f = table
-            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::new(0b01, 0b01))
+            .insert(
+                unit_box(),
+                ProxyKind::Dynamic,
+                CollisionFilter::new(0b01, 0b01),
+            )
             .unwrap();
         let idx = |id: ProxyId| id.index() as usize;
         assert!(!table.is_pair(idx(s1), idx(s2)));
@@ -412,7 +421,7 @@ mod tests {
         let ids: Vec<_> = (0..4)
             .map(|_| {
                 table
-                    .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                    .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
                     .unwrap()
             })
             .collect();
@@ -422,7 +431,7 @@ mod tests {
             assert!(table.index_of(id).is_err());
         }
         let fresh = table
-            .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
             .unwrap();
         assert_eq!(fresh.index(), 0);
     }
@@ -435,7 +444,7 @@ mod tests {
         let ids: Vec<ProxyId> = (0..10)
             .map(|_| {
                 template
-                    .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                    .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
                     .unwrap()
             })
             .collect();
@@ -444,7 +453,7 @@ mod tests {
         }
         template.release_removed();
         template
-            .insert(unit(), ProxyKind::Static, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Static, CollisionFilter::ALL)
             .unwrap(); // reuses a slot
         template.remove(ids[9]).unwrap();
         let mut mirror = ProxyTable::new();
@@ -464,10 +473,10 @@ mod tests {
         assert_eq!(mirror.len(), template.len());
         for _ in 0..5 {
             let a = template
-                .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
                 .unwrap();
             let b = mirror
-                .insert(unit(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
                 .unwrap();
             assert_eq!(a, b);
         }

@@ -13,6 +13,19 @@ use crate::{Aabb, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
 /// [`ProxyStore::pairs_mut`] during `update`, and ends every update with
 /// [`ProxyStore::finish`].
 ///
+/// # When to use
+/// When writing a [`BroadPhase`](crate::BroadPhase) outside this crate: embed one and forward
+/// to it, so that ids, stale-id errors, filters and pair events behave as in every algorithm
+/// here.
+///
+/// # Performance
+/// Insert, move and remove are O(1) (amortised; slots are reused after the update that
+/// removed them). [`ProxyStore::finish`] costs O(c) for the c pair changes of the step, or
+/// O(pairs) after a full recompute. Memory O(n + pairs).
+///
+/// Worst case: O(n²) for a finish that ends or begins every pair of n overlapping proxies.
+///
+/// # Examples
 /// ```
 /// use broadphase::backend::ProxyStore;
 /// use broadphase::{Aabb, CollisionFilter, PairEvents, ProxyKind};

@@ -11,9 +11,18 @@ const TAG_B: u32 = 1 << 3;
 /// Every pair `(i, j)` with `a[i]` and `b[j]` overlapping (closed boxes), each once, appended
 /// to `out` (cleared first) in a deterministic order.
 ///
-/// O(n) radix sort plus O(n + k) sweep for n = `a.len() + b.len()` and k candidates; fails
-/// with [`Error::CapacityExhausted`] when `a.len() + b.len()` exceeds `u32::MAX`.
+/// Fails with [`Error::CapacityExhausted`] when `a.len() + b.len()` exceeds `u32::MAX`.
 ///
+/// # When to use
+/// Pairs between two sets without the pairs within each: projectiles against targets, a
+/// batch of query boxes against a scene.
+///
+/// # Performance
+/// O(n) radix sort plus O(n + k) sweep for n = `a.len() + b.len()` and k candidates
+/// (including pairs within one set that overlap on x, skipped by a tag test). Worst case
+/// O(n²), when O(n²) pairs overlap on x inside the same grid cells.
+///
+/// # Examples
 /// ```
 /// use broadphase::{bipartite_pairs, Aabb};
 /// let unit = |x: f32| Aabb::from_arrays([x, 0.0, 0.0], [x + 1.0, 1.0, 1.0]).unwrap();

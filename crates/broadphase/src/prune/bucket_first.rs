@@ -4,7 +4,7 @@
 //! sort-first order threads only its sweep).
 //!
 //! The arrays are the same as those of the sort-first order ([`super::sort`], then
-//! [`super::grid::gather`]): a cell's entries arrive in index order, and sorting them by
+//! [`super::gather::gather`]): a cell's entries arrive in index order, and sorting them by
 //! `(min x key, offset of the row entry)` is the global sort's `(min x key, index)` order
 //! restricted to the cell. The boxes are read in input order. Bucketing directly into
 //! thousands of cells would write to thousands of places at random (a cache and TLB miss per
@@ -81,7 +81,7 @@ impl ChunkState {
             let along_z = z1 - z0 + 1;
             copies += (y1 - y0 + 1) * along_z;
             if y1 - y0 <= 1 {
-                // One or two rows, counted without branching on which (see `grid::place`).
+                // One or two rows, counted without branching on which (see `gather::place`).
                 let second = y1 - y0;
                 self.row_start[y0] += 1;
                 self.row_cells[y0] += along_z;
@@ -116,7 +116,7 @@ impl ChunkState {
             let parts = EntryParts::new(aabb, index);
             if y1 - y0 <= 1 {
                 // Both copies written, without branching on the row count (see
-                // `grid::place`): the second first, advancing only when there are two rows,
+                // `gather::place`): the second first, advancing only when there are two rows,
                 // so that with one row the first copy overwrites it.
                 let cursor = &mut self.row_end[y1];
                 region[*cursor] = parts.with_code(tag | 1 | z_range);
@@ -432,7 +432,7 @@ impl RowWork<'_> {
                 let (z0, z1) = z_range_of(entry.code);
                 if z1 - z0 <= 1 {
                     // One or two cells, counted without branching on which (see
-                    // `grid::place`).
+                    // `gather::place`).
                     cell_ends[z0] += 1;
                     cell_ends[z1] += z1 - z0;
                     continue;
@@ -465,7 +465,7 @@ impl RowWork<'_> {
                     let (z0, z1) = z_range_of(entry.code);
                     let key = ((sortable_key(entry.min_x) as u64) << 32) | offset as u64;
                     if z1 - z0 <= 1 {
-                        // Both copies written, the second first (see `grid::place`).
+                        // Both copies written, the second first (see `gather::place`).
                         let cursor = &mut cell_ends[z1];
                         keys[*cursor] = key;
                         *cursor += z1 - z0;
@@ -504,8 +504,7 @@ fn sort_cells(
         let cell_keys = &mut keys[start..end];
         // Stable on the key, from offset order: the (key, offset) order, which is the
         // sort-first order's (key, index) within the cell. A radix sort, as cells hold
-        // hundreds to thousands of entries (1,000,000 `sparse` boxes on 2 threads: the
-        // comparison sort took 15% of the call).
+        // hundreds to thousands of entries, where a comparison sort's n log n shows.
         radix_sort_key_slice(cell_keys, &mut keys_tmp[start..end]);
         for (slot, &key) in sorted[start..end].iter_mut().zip(cell_keys.iter()) {
             let entry = &row_entries[key as u32 as usize];

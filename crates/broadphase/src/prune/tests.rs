@@ -2,35 +2,12 @@
 
 use super::*;
 use crate::backend::sortable_key;
+use crate::test_support::boxed;
+use crate::util::SplitMix64;
 use crate::Vec3;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // SplitMix64.
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    fn range(&mut self, low: f32, high: f32) -> f32 {
-        low + (high - low) * self.unit()
-    }
-}
-
-fn aabb(min: [f32; 3], max: [f32; 3]) -> Aabb {
-    Aabb::from_arrays(min, max).unwrap()
-}
-
 fn random_boxes(n: usize, side: f32, max_half: f32, seed: u64) -> Vec<Aabb> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..n)
         .map(|_| {
             let c = Vec3::new(
@@ -50,12 +27,12 @@ fn random_boxes(n: usize, side: f32, max_half: f32, seed: u64) -> Vec<Aabb> {
 
 /// Integer-lattice boxes: many exact touches and duplicates.
 fn lattice_boxes(n: usize, cells: u64, max_size: u64, seed: u64) -> Vec<Aabb> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..n)
         .map(|_| {
-            let min = [0; 3].map(|_: i32| (rng.next() % cells) as f32);
-            let size = [0; 3].map(|_: i32| (rng.next() % (max_size + 1)) as f32);
-            aabb(min, [min[0] + size[0], min[1] + size[1], min[2] + size[2]])
+            let min = [0; 3].map(|_: i32| (rng.next_u64() % cells) as f32);
+            let size = [0; 3].map(|_: i32| (rng.next_u64() % (max_size + 1)) as f32);
+            boxed(min, [min[0] + size[0], min[1] + size[1], min[2] + size[2]])
         })
         .collect()
 }
@@ -151,13 +128,13 @@ fn check_bipartite(a: &[Aabb], b: &[Aabb]) -> usize {
 #[test]
 fn tiny_inputs_and_sizes_around_the_simd_width() {
     assert_eq!(check_complete(&[]), 0);
-    assert_eq!(check_complete(&[aabb([0.0; 3], [1.0; 3])]), 0);
+    assert_eq!(check_complete(&[boxed([0.0; 3], [1.0; 3])]), 0);
     assert_eq!(
-        check_complete(&[aabb([0.0; 3], [1.0; 3]), aabb([1.0; 3], [2.0; 3])]),
+        check_complete(&[boxed([0.0; 3], [1.0; 3]), boxed([1.0; 3], [2.0; 3])]),
         1
     );
     assert_eq!(
-        check_complete(&[aabb([0.0; 3], [1.0; 3]), aabb([1.5; 3], [2.0; 3])]),
+        check_complete(&[boxed([0.0; 3], [1.0; 3]), boxed([1.5; 3], [2.0; 3])]),
         0
     );
     for n in 3..=34 {
@@ -169,7 +146,7 @@ fn tiny_inputs_and_sizes_around_the_simd_width() {
 #[test]
 fn all_equal_boxes() {
     for n in [8, 9, 300] {
-        let boxes = vec![aabb([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]); n];
+        let boxes = vec![boxed([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]); n];
         assert_eq!(check_complete(&boxes), n * (n - 1) / 2);
     }
 }
@@ -182,7 +159,7 @@ fn all_touching_boxes() {
         for y in 0..7 {
             for z in 0..7 {
                 let min = [x as f32, y as f32, z as f32];
-                boxes.push(aabb(min, min.map(|v| v + 1.0)));
+                boxes.push(boxed(min, min.map(|v| v + 1.0)));
             }
         }
     }
@@ -201,7 +178,7 @@ fn zero_size_boxes_and_points() {
     // Zero extent on one axis only (flat layers).
     let flat: Vec<Aabb> = random_boxes(700, 100.0, 6.0, 6)
         .iter()
-        .map(|b| aabb([b.min().x, 5.0, b.min().z], [b.max().x, 5.0, b.max().z]))
+        .map(|b| boxed([b.min().x, 5.0, b.min().z], [b.max().x, 5.0, b.max().z]))
         .collect();
     check_complete(&flat);
 }
@@ -209,23 +186,23 @@ fn zero_size_boxes_and_points() {
 #[test]
 fn huge_coordinates() {
     let mut boxes = random_boxes(400, 1e30, 1e28, 8);
-    boxes.push(aabb([-1e30; 3], [1e30; 3]));
-    boxes.push(aabb([-f32::MAX; 3], [f32::MAX; 3]));
-    boxes.push(aabb([f32::MAX; 3], [f32::MAX; 3]));
-    boxes.push(aabb([-f32::MAX; 3], [-f32::MAX; 3]));
-    boxes.push(aabb([-0.0; 3], [0.0; 3]));
-    boxes.push(aabb([0.0; 3], [-0.0; 3]));
+    boxes.push(boxed([-1e30; 3], [1e30; 3]));
+    boxes.push(boxed([-f32::MAX; 3], [f32::MAX; 3]));
+    boxes.push(boxed([f32::MAX; 3], [f32::MAX; 3]));
+    boxes.push(boxed([-f32::MAX; 3], [-f32::MAX; 3]));
+    boxes.push(boxed([-0.0; 3], [0.0; 3]));
+    boxes.push(boxed([0.0; 3], [-0.0; 3]));
     boxes.extend(
         random_boxes(300, 10.0, 2.0, 9)
             .iter()
-            .map(|b| aabb((b.min() - 1e30).into(), b.max().into())),
+            .map(|b| boxed((b.min() - 1e30).into(), b.max().into())),
     );
     check_complete(&boxes);
     let extreme: Vec<Aabb> = (0..300)
         .map(|i| {
             let s = if i % 2 == 0 { -1.0 } else { 1.0 };
             let v = s * f32::MAX / (1 + i % 5) as f32;
-            aabb([v.min(0.0), v, v.min(-v)], [v.max(0.0), v, v.max(-v)])
+            boxed([v.min(0.0), v, v.min(-v)], [v.max(0.0), v, v.max(-v)])
         })
         .collect();
     check_complete(&extreme);
@@ -234,7 +211,7 @@ fn huge_coordinates() {
         .map(|i| {
             let v = f32::from_bits(i % 37);
             let w = f32::from_bits(i % 23);
-            aabb([0.0, v, w], [1.0, v, w])
+            boxed([0.0, v, w], [1.0, v, w])
         })
         .collect();
     check_complete(&tiny);
@@ -253,7 +230,7 @@ fn random_scenes_dense_sparse_and_clustered() {
             random_boxes(500, 60.0, 4.0, 20 + k)
                 .into_iter()
                 .map(move |b| {
-                    aabb(
+                    boxed(
                         (b.min() + 500.0 * k as f32).into(),
                         (b.max() + 500.0 * k as f32).into(),
                     )
@@ -261,7 +238,7 @@ fn random_scenes_dense_sparse_and_clustered() {
         })
         .collect();
     clustered.extend((0..20).map(|k| {
-        aabb(
+        boxed(
             [k as f32 * 100.0, -10.0, -10.0],
             [k as f32 * 100.0 + 5.0, 3000.0, 3000.0],
         )
@@ -278,7 +255,7 @@ fn grid_is_used_and_coarsened_when_boxes_are_large() {
     assert!(scratch.last_cell_count() > 4);
     // Half the boxes span the whole scene: copies would explode, so the grid coarsens or goes.
     let mut big = cube.clone();
-    big.extend((0..3000).map(|_| aabb([0.0; 3], [4096.0; 3])));
+    big.extend((0..3000).map(|_| boxed([0.0; 3], [4096.0; 3])));
     complete_pairs_with(&big, &PruneOptions::default(), &mut scratch, &mut pairs).unwrap();
     assert!(scratch.arrays.swept <= 3 * big.len() + scratch.last_cell_count() * PADDING);
     check_complete(&big[2500..3500]);
@@ -287,7 +264,7 @@ fn grid_is_used_and_coarsened_when_boxes_are_large() {
 #[test]
 fn bipartite_against_brute_force() {
     assert_eq!(check_bipartite(&[], &[]), 0);
-    let one = [aabb([0.0; 3], [1.0; 3])];
+    let one = [boxed([0.0; 3], [1.0; 3])];
     assert_eq!(check_bipartite(&one, &[]), 0);
     assert_eq!(check_bipartite(&[], &one), 0);
     assert_eq!(check_bipartite(&one, &one), 1);
@@ -339,12 +316,12 @@ fn deterministic_across_calls_and_scratch_reuse() {
 /// count, and tie on min x.
 #[test]
 fn coherent_sort_gives_the_same_output_as_the_radix_sort() {
-    let mut rng = Rng(77);
+    let mut rng = SplitMix64::new(77);
     let mut boxes = random_boxes(3000, 400.0, 6.0, 76);
     // Ties on min x, broken by index in both paths.
     for b in boxes.iter_mut().step_by(7) {
         let (min, max) = (b.min(), b.max());
-        *b = aabb(
+        *b = boxed(
             [100.0, min.y, min.z],
             [100.0 + (max.x - min.x), max.y, max.z],
         );
@@ -364,7 +341,7 @@ fn coherent_sort_gives_the_same_output_as_the_radix_sort() {
                 rng.range(-step, step),
                 rng.range(-step, step),
             );
-            *b = aabb((b.min() + d).into(), (b.max() + d).into());
+            *b = boxed((b.min() + d).into(), (b.max() + d).into());
         }
         let count = if call % 20 == 15 { 2000 } else { boxes.len() };
         let input = &boxes[..count];
@@ -445,7 +422,7 @@ fn bucket_first_writes_the_sort_first_arrays() {
             let sources = [(a, 1 << 2), (b, 1 << 3)];
             let mut sorted = PruneScratch::new();
             sort::sort_by_min_x(&mut sorted, sources, false);
-            grid::gather(&mut sorted, sources, true);
+            gather::gather(&mut sorted, sources, true);
             sorted.arrays.validate();
             assert!(sorted.arrays.cells > 4, "scene {scene}: no grid");
             for threads in 1..=3 {

@@ -1,4 +1,4 @@
-//! Incremental sweep and prune on three axes (the blog post and thesis ch. 2.3.1).
+//! Incremental sweep and prune on three axes ([SapBlog]; [Zych16, ch. 2.3.1]).
 //!
 //! Each axis keeps the boxes' endpoints in one sorted array. Moving a box re-sorts only its
 //! endpoints by insertion sort; each swap of a minimum with another box's maximum is an event.
@@ -63,18 +63,48 @@ fn endpoint(value: f32, slot: usize, is_max: bool) -> Endpoint {
 
 /// Incremental three-axis sweep and prune with insertion sort and pair events from swaps.
 ///
-/// Update cost is O(moved boxes + swaps + pair changes); inserting or removing proxies costs
-/// one O(n) merge or compaction per update in which it happens, whatever the count.
+/// # When to use
+/// Many proxies that move a little every step (temporal coherence), spread out along every
+/// axis, with few insertions and removals per step: an update then only repairs the endpoint
+/// lists where boxes moved. For scenes without coherence prefer [`SortAndSweep`]; for
+/// scenes with many static proxies, queries or ray casts, [`DynamicTreeBroadPhase`].
 ///
-/// # Worst case
-/// Insertion sort is quadratic when boxes jump far (teleports, a scene without temporal
-/// coherence): every box may pass every other. Before sorting, an update therefore estimates
-/// its swaps from a sample of the moved boxes (the distance, in positions, between a sampled
-/// box's old and new minimum on x, found by binary search), and when the estimate exceeds
-/// the work of sorting every axis from scratch (`6 n log2(2n)` comparisons for n boxes), or
-/// the sort's actual swaps exceed twice that, it sorts the three endpoint arrays again and finds
-/// all pairs with one-shot box pruning, as [`SortAndSweep`](crate::SortAndSweep) does. The
-/// worst update is then O(n log n + pairs), a small factor above sort and sweep's.
+/// # Performance
+/// An update costs O(m + s + p) for m moved proxies, s endpoint swaps and p pair changes; with
+/// coherence s is about the number of neighbours a moved box passes, so an update of a calm
+/// scene costs close to O(m). Inserting or removing proxies costs one O(n) merge or compaction
+/// per update in which it happens, whatever the count. Memory: six endpoints and their
+/// positions per proxy, O(n), plus the pairs.
+///
+/// Worst case: boxes that jump across the scene would make insertion sort quadratic (each
+/// moved box's endpoints passing O(n) others). An update therefore estimates its swaps
+/// before sorting, from a sample of the moved boxes (how many positions a sampled box's
+/// minimum on x moves, found by binary search), and when the estimate exceeds the work of
+/// sorting every axis from scratch (`6 n log2(2n)` comparisons for n boxes), or the sort's
+/// actual swaps exceed twice that, it sorts the three endpoint arrays again and finds all
+/// pairs with one-shot box pruning, as [`SortAndSweep`] does: O(n log n + pairs), a small
+/// factor above sort and sweep's. Boxes crowded on one plane share their intervals on that
+/// axis, and every swap there tests for a pair: O(n²) pair tests when all of them overlap,
+/// which the pairs themselves then cost too.
+///
+/// # Examples
+/// ```
+/// use broadphase::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyKind, SweepAndPrune};
+/// let mut bp = SweepAndPrune::new();
+/// let a = bp.insert(Aabb::from_arrays([0.0; 3], [1.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+/// let b = bp.insert(Aabb::from_arrays([3.0; 3], [4.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+/// let mut events = PairEvents::new();
+/// bp.update(&mut events);
+/// assert!(events.is_empty());
+/// bp.set_aabb(b, Aabb::from_arrays([0.5; 3], [1.5; 3])?)?; // b slides onto a
+/// bp.update(&mut events);
+/// assert_eq!(events.begun.len(), 1);
+/// # let _ = a;
+/// # Ok::<(), broadphase::Error>(())
+/// ```
+///
+/// [`SortAndSweep`]: crate::SortAndSweep
+/// [`DynamicTreeBroadPhase`]: crate::DynamicTreeBroadPhase
 #[derive(Debug, Clone)]
 pub struct SweepAndPrune {
     store: ProxyStore,

@@ -1,4 +1,5 @@
-//! Radix sort on float bits, as the lecture slides suggest for sweep and prune.
+//! Radix sort on float bits, as [Lecture04, radix sort] suggests for sweep and
+//! prune.
 
 /// Maps a finite `f32` to a `u32` whose unsigned order is the float order, with `-0.0` and
 /// `0.0` mapped to the same key.
@@ -32,8 +33,8 @@ pub fn radix_sort_keys(items: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     if items.len() < SMALL {
         return insertion_sort_on_key(items);
     }
-    // Not cleared: each pass writes every item before the next reads it (zeroing was 2% of
-    // a 10,000-box `complete_pairs`, callgrind).
+    // Not cleared: each pass writes every item before the next reads it, so zeroing would be
+    // a wasted pass.
     scratch.resize(items.len(), 0);
     if radix_passes::<11, 2048, 3>(items, scratch) {
         std::mem::swap(items, scratch);

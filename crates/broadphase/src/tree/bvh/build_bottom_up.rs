@@ -1,4 +1,4 @@
-//! Bottom-up construction by agglomerative clustering (thesis ch. 2.1.3).
+//! Bottom-up construction by agglomerative clustering ([Zych16, ch. 2.1.3]; [Walter08]).
 
 use super::{area, Bvh, BvhNode};
 use crate::util::morton_code;
@@ -9,10 +9,10 @@ const SEARCH_RADIUS: usize = 16;
 
 impl Bvh {
     /// Repeatedly merges the pair of clusters whose enclosing box has the smallest surface
-    /// area, the clustering rule of thesis ch. 2.1.3.
+    /// area, the clustering rule of [Zych16, ch. 2.1.3].
     ///
     /// Searching all pairs would cost O(n²) per merge (O(n³) in all). Instead this is
-    /// locally-ordered clustering (Meister and Bittner's PLOC): clusters are kept in Morton
+    /// locally-ordered clustering (PLOC, [Meister18]): clusters are kept in Morton
     /// order of their centres, each finds its best partner among the `SEARCH_RADIUS`
     /// neighbours on each side, and every mutually-best pair merges at once. The globally
     /// smallest candidate pair is always mutual, so each round merges at least one pair; a

@@ -1,4 +1,5 @@
-//! Construction by insertion, one object at a time (thesis ch. 2.1.3, listing 2.3).
+//! Construction by insertion, one object at a time ([Zych16, ch. 2.1.3, listing 2.3];
+//! [Goldsmith87]).
 
 use super::{area, Bvh, BvhNode, LEAF_BIT};
 use crate::util::SplitMix64;
@@ -7,12 +8,13 @@ use crate::Aabb;
 const NO_PARENT: u32 = u32::MAX;
 
 impl Bvh {
-    /// Inserts the objects one by one, in a fixed pseudo-random order (the thesis advises
-    /// shuffling, as sorted input degenerates the tree). Each insertion follows listing 2.3:
-    /// descend from the root into the child whose box grows the least (smallest surface area
-    /// of child ∪ object; the listing compares volumes, which vanish for flat boxes), then pick
-    /// on that path the node with the smallest insertion cost, the area of node ∪ object plus
-    /// the area growth of all its ancestors, and make the object its sibling.
+    /// Inserts the objects one by one, in a fixed pseudo-random order ([Zych16, ch. 2.1.3]
+    /// advises shuffling, as sorted input degenerates the tree). Each insertion follows
+    /// listing 2.3: descend from the root into the child whose box grows the least (smallest
+    /// surface area of child ∪ object; the listing compares volumes, which vanish for flat
+    /// boxes), then pick on that path the node with the smallest insertion cost, the area of
+    /// node ∪ object plus the area growth of all its ancestors, and make the object its
+    /// sibling.
     /// O(n · height).
     pub(super) fn build_insertion(&mut self, items: &[u32], aabbs: &[Aabb]) {
         let n = items.len();

@@ -1,4 +1,4 @@
-//! Top-down construction split at the object median (continuous-time thesis ch. 4.5–4.6).
+//! Top-down construction split at the object median ([Kaya16, ch. 4.5–4.6]).
 
 use super::{largest_axis, Bvh, BvhNode};
 use crate::Aabb;

@@ -1,4 +1,4 @@
-//! Traversals: the self-collision pair traversal (thesis ch. 2.1.4), box queries, ray casts.
+//! Traversals: the self-collision pair traversal ([Zych16, ch. 2.1.4]), box queries, ray casts.
 
 use std::ops::ControlFlow;
 

@@ -181,10 +181,24 @@ impl TreeLeaves {
 
 /// An incremental binary AABB tree over leaves stored in a [`TreeLeaves`] table.
 ///
-/// Insert and remove cost O(log n) (the tree is kept balanced by rotations, height at most
-/// about `2·log2 n`); a box query costs O(log n + k) for k hits on well-spread boxes. Queries
-/// report leaves whose enlarged boxes overlap; callers re-test their exact boxes.
+/// Queries report leaves whose enlarged boxes overlap; callers re-test their exact boxes.
 ///
+/// # When to use
+/// A spatial index of boxes that come and go or move one at a time, for box queries, ray
+/// casts and pair traversals between updates; the structure inside
+/// [`DynamicTreeBroadPhase`](crate::DynamicTreeBroadPhase). For a set of boxes that all
+/// change together, a [`Bvh`](crate::tree::Bvh) rebuilt or refitted in one pass costs less.
+///
+/// # Performance
+/// Insert and remove cost O(log n): the tree is kept balanced by rotations, its height at
+/// most about `2·log2 n`. A box query costs O(log n + k) for k hits on well-spread boxes; a
+/// bulk [`DynamicTree::build`] costs O(n log n). Memory: 64 bytes per leaf (node and leaf
+/// entry).
+///
+/// Worst case: O(n) per query and per insertion (the sibling search's branch and bound visits
+/// every node) when the boxes all overlap, as in a pile of equal boxes.
+///
+/// # Examples
 /// ```
 /// use broadphase::tree::{DynamicTree, TraversalStack, TreeLeaves};
 /// use broadphase::Aabb;

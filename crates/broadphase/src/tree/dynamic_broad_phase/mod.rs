@@ -1,0 +1,348 @@
+//! The `dynamic-tree` broad phase: two [`DynamicTree`]s (dynamic and static proxies) with
+//! enlarged leaves, a move buffer, and persistent pairs.
+//!
+//! The type, its options and the [`BroadPhase`] plumbing are here; the steps of an update are
+//! in `update`, box queries and ray casts in `query`, the structural check in `validate`.
+
+mod query;
+mod update;
+mod validate;
+
+use std::ops::ControlFlow;
+
+use crate::backend::{PairSet, ProxyStore, ProxyTable};
+use crate::tree::dynamic::{DynamicTree, TreeLeaves};
+use crate::tree::TraversalStack;
+use crate::Candidate;
+use crate::{
+    Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Ray, RayHit, Result,
+    Vec3,
+};
+
+/// Tuning of [`DynamicTreeBroadPhase`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct DynamicTreeOptions {
+    /// Enlargement of every leaf box, in world units, on every side (finite, ≥ 0; default
+    /// 0.1): proxies moving less than this since their last re-insertion do not touch the
+    /// tree (Box2D's `b2_aabbMargin`).
+    pub margin: f32,
+}
+
+impl Default for DynamicTreeOptions {
+    fn default() -> Self {
+        Self { margin: 0.1 }
+    }
+}
+
+/// A leaf whose enlarged box exceeds the exact box grown by this many margins (plus the
+/// predicted motion) is re-inserted with a fresh one, so that shrunk or stopped proxies do not
+/// keep oversized leaves.
+const SHRINK_FACTOR: f32 = 4.0;
+
+/// Leaf boxes are also stretched in the direction of the last step's displacement, by this
+/// many steps (Box2D's `b2_aabbMultiplier`), so that steadily moving proxies are re-inserted
+/// less often. The stretch is capped per axis at the box's largest edge plus the margin, so a
+/// teleport does not leave a huge leaf.
+const PREDICTED_STEPS: f32 = 2.0;
+
+/// Broad phase over two incremental AABB trees, one for dynamic and one for static proxies.
+///
+/// Works in two layers, as Box2D does ([Catto, `broad_phase.c`]) plus an exact filter:
+/// - candidate pairs: pairs whose enlarged leaf boxes overlap. They change only when a leaf is
+///   re-inserted ("enlarged": its proxy left its leaf box, or is new), and only enlarged
+///   proxies query the trees (the dynamic tree, and the static tree too if the proxy is
+///   dynamic) for new candidates;
+/// - exact pairs: the candidates whose current boxes overlap, re-tested only for candidates
+///   with an endpoint in the move buffer.
+///
+/// # When to use
+/// Scenes with many static proxies (level geometry) beside moving ones, boxes of very
+/// different sizes, frequent insertions and removals, or box queries and ray casts between
+/// updates. Proxies that rest or move within their margin cost nothing; the static tree is
+/// only modified when a static proxy is inserted, removed, or leaves its leaf box, and
+/// static-static pairs are never searched.
+///
+/// # Performance
+/// An update costs O(e log n + c) for the e enlarged proxies and their c candidates (tree
+/// re-insertions and queries), plus one scan of the candidate array (two flag lookups per
+/// candidate, and a box test where an endpoint moved) when anything moved or was removed.
+/// Insert, move and remove are O(1) until the update. A box query or ray cast costs
+/// O(log n + k) for k hits when the leaves are well spread. Memory: at most 64 bytes of tree
+/// per proxy, plus the candidate and exact pairs.
+///
+/// Worst case: O(n²) per update, when every proxy leaves its leaf box every step and the
+/// leaf boxes overlap heavily (every re-insertion's query then visits O(n) leaves), and
+/// O(n) per query.
+///
+/// # Examples
+/// ```
+/// use broadphase::{Aabb, BroadPhase, CollisionFilter, DynamicTreeBroadPhase, PairEvents, ProxyKind};
+/// let mut bp = DynamicTreeBroadPhase::new();
+/// let ground = bp.insert(Aabb::from_arrays([-10.0, -1.0, -10.0], [10.0, 0.0, 10.0])?, ProxyKind::Static, CollisionFilter::ALL)?;
+/// let ball = bp.insert(Aabb::from_arrays([0.0, 0.5, 0.0], [1.0, 1.5, 1.0])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+/// let mut events = PairEvents::new();
+/// bp.update(&mut events);
+/// assert!(events.is_empty());
+/// bp.set_aabb(ball, Aabb::from_arrays([0.0, -0.5, 0.0], [1.0, 0.5, 1.0])?)?;
+/// bp.update(&mut events);
+/// assert_eq!(events.begun.len(), 1);
+/// # let _ = ground;
+/// # Ok::<(), broadphase::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct DynamicTreeBroadPhase {
+    /// The proxies and their exact pairs.
+    store: ProxyStore,
+    /// Pairs whose leaf boxes overlap (and that may pair): a superset of the exact pairs.
+    candidates: PairSet,
+    /// Leaves of both trees, indexed by proxy slot.
+    leaves: TreeLeaves,
+    dynamic_tree: DynamicTree,
+    static_tree: DynamicTree,
+    margin: f32,
+    /// The move buffer: slots moved or inserted since the last update, each once.
+    moved: Vec<u32>,
+    /// Parallel to `moved`: each proxy's box centre before its first move in this step.
+    moved_from: Vec<Vec3>,
+    /// Slots whose leaves were (re-)inserted during this update.
+    enlarged: Vec<u32>,
+    /// Per slot: `MOVED` and `ENLARGED` bits.
+    flags: Vec<u8>,
+    /// Scratch: sort keys of the enlarged proxies.
+    sort_keys: Vec<u64>,
+    last_step: StepCounts,
+    stack: TraversalStack,
+}
+
+/// What the last update did, for measurements.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StepCounts {
+    /// Proxies in the move buffer (moved or inserted).
+    pub moved: usize,
+    /// Of those, proxies whose leaves were (re-)inserted, which then queried the trees.
+    pub enlarged: usize,
+    /// Candidate pairs (leaf boxes overlap) after the update.
+    pub candidates: usize,
+}
+
+const MOVED: u8 = 1;
+const ENLARGED: u8 = 2;
+
+impl Default for DynamicTreeBroadPhase {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DynamicTreeBroadPhase {
+    /// An empty broad phase with the default options.
+    pub fn new() -> Self {
+        Self::with_margin(DynamicTreeOptions::default().margin)
+    }
+
+    /// An empty broad phase tuned by `options`; `InvalidOption` for a negative or non-finite
+    /// margin.
+    pub fn with_options(options: &DynamicTreeOptions) -> Result<Self> {
+        let margin = options.margin;
+        if !(margin.is_finite() && margin >= 0.0) {
+            return Err(Error::InvalidOption(
+                "tree margin must be finite and non-negative",
+            ));
+        }
+        Ok(Self::with_margin(margin))
+    }
+
+    /// An empty broad phase with a margin already checked.
+    fn with_margin(margin: f32) -> Self {
+        Self {
+            store: ProxyStore::new(),
+            candidates: PairSet::new(),
+            leaves: TreeLeaves::new(),
+            dynamic_tree: DynamicTree::new(),
+            static_tree: DynamicTree::new(),
+            margin,
+            moved: Vec::new(),
+            moved_from: Vec::new(),
+            enlarged: Vec::new(),
+            flags: Vec::new(),
+            sort_keys: Vec::new(),
+            last_step: StepCounts::default(),
+            stack: TraversalStack::new(),
+        }
+    }
+
+    /// The leaf margin.
+    pub fn margin(&self) -> f32 {
+        self.margin
+    }
+
+    /// The tree of dynamic proxies.
+    pub fn dynamic_tree(&self) -> &DynamicTree {
+        &self.dynamic_tree
+    }
+
+    /// The tree of static proxies.
+    pub fn static_tree(&self) -> &DynamicTree {
+        &self.static_tree
+    }
+
+    /// The leaf table both trees share.
+    pub fn leaves(&self) -> &TreeLeaves {
+        &self.leaves
+    }
+
+    /// Bytes of the tree structure in use (both node arrays and the leaf table, by length):
+    /// the figure to divide by the proxy count for memory per proxy, pairs excluded.
+    pub fn tree_used_bytes(&self) -> usize {
+        self.dynamic_tree.used_bytes() + self.static_tree.used_bytes() + self.leaves.used_bytes()
+    }
+
+    fn tree_of(&mut self, slot: usize) -> &mut DynamicTree {
+        match self.store.proxies.kind(slot) {
+            ProxyKind::Dynamic => &mut self.dynamic_tree,
+            ProxyKind::Static => &mut self.static_tree,
+        }
+    }
+
+    fn mark_moved(&mut self, slot: usize, from: Vec3) {
+        if self.flags[slot] & MOVED == 0 {
+            self.flags[slot] |= MOVED;
+            self.moved.push(slot as u32);
+            self.moved_from.push(from);
+        }
+    }
+
+    /// What the last update did.
+    pub fn last_step(&self) -> StepCounts {
+        self.last_step
+    }
+
+    /// Number of candidate pairs (leaf boxes overlap).
+    pub fn candidate_count(&self) -> usize {
+        self.candidates.len()
+    }
+}
+
+impl BroadPhase for DynamicTreeBroadPhase {
+    fn name(&self) -> &'static str {
+        "dynamic-tree"
+    }
+
+    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+        if self.store.proxies.slot_count() >= crate::tree::dynamic::MAX_NODES {
+            return Err(Error::CapacityExhausted);
+        }
+        let id = self.store.insert(aabb, kind, filter)?;
+        let slot = id.index() as usize;
+        if self.flags.len() <= slot {
+            self.flags.resize(slot + 1, 0);
+        }
+        self.mark_moved(slot, aabb.center());
+        Ok(id)
+    }
+
+    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
+        let slot = self.store.proxies.index_of(id)?;
+        let from = self.store.proxies.aabb(slot).center();
+        self.store.set_aabb(id, aabb)?;
+        self.mark_moved(slot, from);
+        Ok(())
+    }
+
+    fn remove(&mut self, id: ProxyId) -> Result<()> {
+        self.store.remove(id).map(|_| ())
+    }
+
+    fn update(&mut self, events: &mut PairEvents) {
+        self.remove_leaves();
+        // Tree capacity is checked at insert (at most MAX_NODES slots), so this cannot fail.
+        let refitted = self.refit_moved_leaves();
+        debug_assert!(refitted.is_ok(), "{refitted:?}");
+        if !self.moved.is_empty() || !self.store.proxies.removed_slots().is_empty() {
+            for k in 0..self.store.proxies.removed_slots().len() {
+                let slot = self.store.proxies.removed_slots()[k] as usize;
+                self.flags[slot] |= MOVED;
+            }
+            self.update_candidates();
+            for k in 0..self.store.proxies.removed_slots().len() {
+                let slot = self.store.proxies.removed_slots()[k] as usize;
+                self.flags[slot] = 0;
+            }
+        }
+        self.find_new_candidates();
+        self.last_step = StepCounts {
+            moved: self.moved.len(),
+            enlarged: self.enlarged.len(),
+            candidates: self.candidates.len(),
+        };
+        for &slot in &self.moved {
+            self.flags[slot as usize] = 0;
+        }
+        self.moved.clear();
+        self.moved_from.clear();
+        self.enlarged.clear();
+        self.store.finish(events);
+    }
+
+    fn clear(&mut self) {
+        self.store.clear();
+        self.leaves = TreeLeaves::new();
+        self.dynamic_tree.clear();
+        self.static_tree.clear();
+        self.candidates.clear();
+        self.moved.clear();
+        self.moved_from.clear();
+        self.enlarged.clear();
+        self.flags.iter_mut().for_each(|f| *f = 0);
+    }
+
+    fn proxies(&self) -> &ProxyTable {
+        self.store.proxies()
+    }
+
+    fn pair_set(&self) -> &PairSet {
+        self.store.pair_set()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.store.memory_bytes()
+            + self.candidates.memory_bytes()
+            + self.leaves.memory_bytes()
+            + self.dynamic_tree.memory_bytes()
+            + self.static_tree.memory_bytes()
+            + (self.moved.capacity() + self.enlarged.capacity()) * 4
+            + self.sort_keys.capacity() * 8
+            + self.moved_from.capacity() * 12
+            + self.flags.capacity()
+            + self.stack.memory_bytes()
+    }
+
+    fn query_aabb_with(
+        &self,
+        aabb: &Aabb,
+        filter: CollisionFilter,
+        visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>,
+    ) {
+        self.query_trees(aabb, filter, visitor);
+    }
+
+    fn raycast_with(
+        &self,
+        ray: &Ray,
+        filter: CollisionFilter,
+        visitor: &mut dyn FnMut(RayHit) -> ControlFlow<()>,
+    ) {
+        self.raycast_trees(ray, filter, visitor);
+    }
+
+    fn raycast_closest(&self, ray: &Ray, filter: CollisionFilter) -> Option<RayHit> {
+        self.raycast_closest_in_trees(ray, filter)
+    }
+}
+
+impl Candidate for DynamicTreeBroadPhase {
+    fn store_mut(&mut self) -> &mut ProxyStore {
+        &mut self.store
+    }
+}

@@ -1,0 +1,206 @@
+//! One update of [`DynamicTreeBroadPhase`], in the order [`BroadPhase::update`] runs it:
+//! removed leaves out, moved leaves refitted or re-inserted, one pass over the candidates,
+//! then the new candidates of every re-inserted proxy.
+//!
+//! [`BroadPhase::update`]: crate::BroadPhase::update
+
+use std::ops::ControlFlow;
+
+use super::{DynamicTreeBroadPhase, ENLARGED, PREDICTED_STEPS, SHRINK_FACTOR};
+use crate::util::morton_code;
+use crate::{Aabb, ProxyKind, Result, Vec3};
+
+impl DynamicTreeBroadPhase {
+    /// The leaf box of a proxy with box `aabb` that moved by `displacement` in the last step,
+    /// and the largest leaf box that is still acceptable for it.
+    fn leaf_boxes(&self, aabb: &Aabb, displacement: Vec3) -> (Aabb, Aabb) {
+        let base = aabb.expanded(self.margin);
+        let cap = aabb.extents().max_element().min(f32::MAX) + self.margin;
+        let stretch = (displacement * PREDICTED_STEPS).clamp(Vec3::splat(-cap), Vec3::splat(cap));
+        if !stretch.is_finite() {
+            return (base, aabb.expanded(SHRINK_FACTOR * self.margin));
+        }
+        let limit = Vec3::splat(f32::MAX);
+        let fat = Aabb::new(
+            (base.min() + stretch.min(Vec3::ZERO)).max(-limit),
+            (base.max() + stretch.max(Vec3::ZERO)).min(limit),
+        )
+        .unwrap_or(base);
+        (
+            fat,
+            aabb.expanded(SHRINK_FACTOR * self.margin + stretch.abs().max_element()),
+        )
+    }
+
+    /// Takes removed proxies out of their trees.
+    pub(super) fn remove_leaves(&mut self) {
+        for k in 0..self.store.proxies.removed_slots().len() {
+            let slot = self.store.proxies.removed_slots()[k];
+            if self.leaves.contains(slot) {
+                let mut leaves = std::mem::take(&mut self.leaves);
+                // Each proxy's leaf is in the tree of its kind.
+                self.tree_of(slot as usize).remove_held(&mut leaves, slot);
+                self.leaves = leaves;
+            }
+        }
+    }
+
+    /// Re-inserts moved proxies whose boxes left their leaves (or whose leaves are far too
+    /// big), and inserts new ones.
+    pub(super) fn refit_moved_leaves(&mut self) -> Result<()> {
+        // New leaves of a tree that is empty are built at once (a first step, a bulk load).
+        // Not a steady-state path: the lists allocate only then.
+        let bulk_dynamic = self.dynamic_tree.is_empty();
+        let bulk_static = self.static_tree.is_empty();
+        let mut bulk: [Vec<(u32, Aabb)>; 2] = [Vec::new(), Vec::new()];
+        for k in 0..self.moved.len() {
+            let slot = self.moved[k];
+            if !self.store.proxies.is_live(slot as usize) {
+                continue;
+            }
+            let aabb = *self.store.proxies.aabb(slot as usize);
+            let (fat, largest) = self.leaf_boxes(&aabb, aabb.center() - self.moved_from[k]);
+            // Only while a tree is empty (steady state skips the lookup).
+            if (bulk_dynamic || bulk_static) && self.leaves.fat_aabb(slot).is_none() {
+                let tree = match self.store.proxies.kind(slot as usize) {
+                    ProxyKind::Dynamic if bulk_dynamic => Some(0),
+                    ProxyKind::Static if bulk_static => Some(1),
+                    _ => None,
+                };
+                if let Some(tree) = tree {
+                    bulk[tree].push((slot, fat));
+                    self.flags[slot as usize] |= ENLARGED;
+                    self.enlarged.push(slot);
+                    continue;
+                }
+            }
+            let mut leaves = std::mem::take(&mut self.leaves);
+            let result = match leaves.fat_aabb(slot) {
+                None => self.tree_of(slot as usize).insert(&mut leaves, slot, fat),
+                Some(old) if old.contains(&aabb) && largest.contains(old) => {
+                    self.leaves = leaves;
+                    continue;
+                }
+                Some(_) => self
+                    .tree_of(slot as usize)
+                    .move_held_leaf(&mut leaves, slot, fat),
+            };
+            self.leaves = leaves;
+            result?;
+            self.flags[slot as usize] |= ENLARGED;
+            self.enlarged.push(slot);
+        }
+        let [dynamic_items, static_items] = &mut bulk;
+        for (tree, items) in [
+            (&mut self.dynamic_tree, dynamic_items),
+            (&mut self.static_tree, static_items),
+        ] {
+            if !items.is_empty() {
+                tree.build(&mut self.leaves, items)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One pass over the candidates: drops those of removed proxies and those whose leaf
+    /// boxes separated (an endpoint was re-inserted), and re-tests the exact boxes of those
+    /// with a moved endpoint.
+    pub(super) fn update_candidates(&mut self) {
+        let proxies = &self.store.proxies;
+        let flags = &self.flags;
+        let leaves = &self.leaves;
+        let mut position = 0;
+        while position < self.candidates.len() {
+            let (a, b) = crate::backend::key_indices(self.candidates.keys()[position]);
+            let (x, y) = (a as usize, b as usize);
+            let changed = flags[x] | flags[y];
+            if changed == 0 {
+                position += 1;
+                continue;
+            }
+            let keep = if proxies.is_removed(x) || proxies.is_removed(y) {
+                false
+            } else if changed & ENLARGED != 0 {
+                match (leaves.fat_aabb(a), leaves.fat_aabb(b)) {
+                    (Some(fa), Some(fb)) => fa.overlaps(fb),
+                    _ => false,
+                }
+            } else {
+                true
+            };
+            if keep {
+                if proxies.aabb(x).overlaps(proxies.aabb(y)) {
+                    self.store.pairs.add(a, b);
+                } else {
+                    self.store.pairs.remove(a, b);
+                }
+                position += 1;
+            } else {
+                self.store.pairs.remove(a, b);
+                // The last candidate moves into `position`; look at it next.
+                self.candidates.remove_at(position);
+            }
+        }
+    }
+
+    /// Orders the enlarged proxies along a Morton curve, so that consecutive queries walk
+    /// nearby paths of the trees and find their nodes in cache.
+    fn sort_enlarged_spatially(&mut self) {
+        if self.enlarged.len() < 64 {
+            return;
+        }
+        let Some(bounds) = self.dynamic_tree.root_aabb(&self.leaves) else {
+            return;
+        };
+        let lo = bounds.min().as_dvec3();
+        let extent = (bounds.max().as_dvec3() - lo).max(glam::DVec3::splat(f64::MIN_POSITIVE));
+        self.sort_keys.clear();
+        for &slot in &self.enlarged {
+            let t = (self.store.proxies.aabb(slot as usize).center().as_dvec3() - lo) / extent;
+            let q = (t * 1023.0)
+                .clamp(glam::DVec3::ZERO, glam::DVec3::splat(1023.0))
+                .as_uvec3();
+            let code = morton_code(q);
+            self.sort_keys.push(code << 32 | slot as u64);
+        }
+        self.sort_keys.sort_unstable();
+        self.enlarged.clear();
+        self.enlarged
+            .extend(self.sort_keys.iter().map(|&key| key as u32));
+    }
+
+    /// Finds the new candidates of every enlarged proxy by querying the trees with its leaf
+    /// box, and adds those whose exact boxes overlap as pairs.
+    pub(super) fn find_new_candidates(&mut self) {
+        self.sort_enlarged_spatially();
+        let proxies = &self.store.proxies;
+        let flags = &self.flags;
+        let candidates = &mut self.candidates;
+        let pairs = &mut self.store.pairs;
+        for &slot in &self.enlarged {
+            let e = slot as usize;
+            let Some(fat) = self.leaves.fat_aabb(slot) else {
+                continue;
+            };
+            let mut visit = |other: u32| {
+                let o = other as usize;
+                // Two enlarged proxies find each other; the one with the smaller slot adds.
+                if o != e && !(flags[o] & ENLARGED != 0 && o < e) && proxies.can_pair(e, o) {
+                    let (_, inserted) = candidates.insert(slot, other, 0);
+                    if inserted && proxies.aabb(e).overlaps(proxies.aabb(o)) {
+                        pairs.add(slot, other);
+                    }
+                }
+                ControlFlow::Continue(())
+            };
+            let _ = self
+                .dynamic_tree
+                .query(&self.leaves, fat, &mut self.stack, &mut visit);
+            if proxies.kind(e) == ProxyKind::Dynamic {
+                let _ = self
+                    .static_tree
+                    .query(&self.leaves, fat, &mut self.stack, &mut visit);
+            }
+        }
+    }
+}

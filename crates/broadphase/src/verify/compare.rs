@@ -1,0 +1,141 @@
+//! The comparisons: after an update, each algorithm's pair set, events and proxy count
+//! against the model; on request, its box queries and ray casts.
+
+use super::report::describe_difference;
+use super::Verifier;
+use crate::{Aabb, CollisionFilter, ProxyId, Ray, RayHit};
+
+impl Verifier {
+    /// The handles of the proxies `a` and `b` of algorithm `k`, smaller first.
+    fn handle_pair(&self, k: usize, a: ProxyId, b: ProxyId) -> (u32, u32) {
+        let slots = &self.handles_by_slot[k];
+        let ha = slots.get(a.index() as usize).copied().unwrap_or(u32::MAX);
+        let hb = slots.get(b.index() as usize).copied().unwrap_or(u32::MAX);
+        (ha.min(hb), ha.max(hb))
+    }
+
+    /// Updates every algorithm and compares pair sets and events with the exact model (on
+    /// the updates selected by [`Verifier::set_check_every`]).
+    pub fn update(&mut self) {
+        if self.check_every > 1 && self.report.steps % self.check_every > 1 {
+            for k in 0..self.algorithms.len() {
+                self.algorithms[k].update(&mut self.events);
+            }
+            self.previous_valid = false;
+            self.report.steps += 1;
+            return;
+        }
+        let expected = self.exact_pairs();
+        let check_events = self.previous_valid;
+        let expected_begun: Vec<_> = expected.difference(&self.previous).copied().collect();
+        let expected_ended: Vec<_> = self.previous.difference(&expected).copied().collect();
+        let mut pairs = Vec::new();
+        for k in 0..self.algorithms.len() {
+            let mut events = std::mem::take(&mut self.events);
+            self.algorithms[k].update(&mut events);
+            let name = self.algorithms[k].name();
+            let mut begun: Vec<_> = events
+                .begun
+                .iter()
+                .map(|p| self.handle_pair(k, p.a, p.b))
+                .collect();
+            let mut ended: Vec<_> = events
+                .ended
+                .iter()
+                .map(|p| self.handle_pair(k, p.a, p.b))
+                .collect();
+            begun.sort_unstable();
+            ended.sort_unstable();
+            self.events = events;
+            self.check(!check_events || begun == expected_begun, || {
+                format!(
+                    "{name}: begun events differ: {}",
+                    describe_difference(&begun, &expected_begun)
+                )
+            });
+            self.check(!check_events || ended == expected_ended, || {
+                format!(
+                    "{name}: ended events differ: {}",
+                    describe_difference(&ended, &expected_ended)
+                )
+            });
+            self.algorithms[k].pairs(&mut pairs);
+            let mut listed: Vec<_> = pairs
+                .iter()
+                .map(|p| self.handle_pair(k, p.a, p.b))
+                .collect();
+            listed.sort_unstable();
+            let expected_list: Vec<_> = expected.iter().copied().collect();
+            self.check(listed == expected_list, || {
+                format!(
+                    "{name}: pair set differs: {}",
+                    describe_difference(&listed, &expected_list)
+                )
+            });
+            let count = self.algorithms[k].len();
+            let live = self.live.len();
+            self.check(count == live, || {
+                format!("{name}: len() is {count}, expected {live}")
+            });
+        }
+        self.previous = expected;
+        self.previous_valid = true;
+        self.report.steps += 1;
+    }
+
+    /// Compares a box query and a ray cast of every algorithm with the model.
+    pub fn check_queries(&mut self, query: &Aabb, ray: &Ray, filter: CollisionFilter) {
+        let mut expected_boxes: Vec<u32> = Vec::new();
+        let mut expected_hits: Vec<(f32, u32)> = Vec::new();
+        for &h in &self.live {
+            let p = self.model[h as usize].expect("live handle");
+            if !p.filter.allows(filter) {
+                continue;
+            }
+            if p.aabb.overlaps(query) {
+                expected_boxes.push(h);
+            }
+            if let Some(d) = ray.hit_distance(&p.aabb) {
+                expected_hits.push((d, h));
+            }
+        }
+        expected_boxes.sort_unstable();
+        expected_hits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut ids = Vec::new();
+        let mut hits: Vec<RayHit> = Vec::new();
+        for k in 0..self.algorithms.len() {
+            let name = self.algorithms[k].name();
+            self.algorithms[k].query_aabb(query, filter, &mut ids);
+            let mut got: Vec<u32> = ids
+                .iter()
+                .map(|id| self.handles_by_slot[k][id.index() as usize])
+                .collect();
+            got.sort_unstable();
+            self.check(got == expected_boxes, || {
+                format!("{name}: query_aabb {got:?} != {expected_boxes:?}")
+            });
+            self.algorithms[k].raycast(ray, filter, &mut hits);
+            let mut got: Vec<(f32, u32)> = hits
+                .iter()
+                .map(|hit| {
+                    (
+                        hit.distance,
+                        self.handles_by_slot[k][hit.id.index() as usize],
+                    )
+                })
+                .collect();
+            // Equal distances may come in slot order, which differs from handle order.
+            got.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            self.check(got == expected_hits, || {
+                format!("{name}: raycast {got:?} != {expected_hits:?}")
+            });
+            let closest = self.algorithms[k].raycast_closest(ray, filter);
+            let expected_distance = expected_hits.first().map(|h| h.0);
+            self.check(closest.map(|h| h.distance) == expected_distance, || {
+                format!(
+                    "{name}: raycast_closest {closest:?}, expected distance {expected_distance:?}"
+                )
+            });
+        }
+    }
+}
