@@ -15,6 +15,13 @@ pub(crate) fn unit_box() -> Aabb {
     boxed([0.0; 3], [1.0; 3])
 }
 
+/// The pair set as sorted slot pairs.
+pub(crate) fn sorted_pairs(bp: &dyn BroadPhase) -> Vec<(u32, u32)> {
+    let mut pairs: Vec<_> = bp.pair_set().iter().collect();
+    pairs.sort_unstable();
+    pairs
+}
+
 /// Inserts `aabb` as a dynamic proxy that collides with everything.
 pub(crate) fn insert_dynamic(bp: &mut dyn BroadPhase, aabb: Aabb) -> ProxyId {
     bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)

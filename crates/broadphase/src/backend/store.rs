@@ -2,6 +2,7 @@
 //! the plumbing of insert, move, remove, clear and the end of an update written once.
 
 use crate::backend::{PairSet, PairTracker, ProxyTable};
+use crate::util::MoveBuffer;
 use crate::{Aabb, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
 
 /// The proxies of a broad phase and its pairs: what every algorithm keeps besides its own
@@ -115,6 +116,33 @@ impl ProxyStore {
     #[inline]
     pub fn pair_set(&self) -> &PairSet {
         self.pairs.set()
+    }
+
+    /// [`ProxyStore::insert`], and lists the new slot in `moved` (grown to the slot count) so
+    /// that the next update places it.
+    pub(crate) fn insert_moved(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+        moved: &mut MoveBuffer,
+    ) -> Result<ProxyId> {
+        let id = self.insert(aabb, kind, filter)?;
+        moved.grow(self.proxies.slot_count());
+        moved.mark(id.index() as usize);
+        Ok(id)
+    }
+
+    /// [`ProxyStore::set_aabb`], and lists the slot in `moved`.
+    pub(crate) fn set_aabb_moved(
+        &mut self,
+        id: ProxyId,
+        aabb: Aabb,
+        moved: &mut MoveBuffer,
+    ) -> Result<()> {
+        let slot = self.set_aabb(id, aabb)?;
+        moved.mark(slot);
+        Ok(())
     }
 
     /// Makes an empty store number its slots like `template` (see

@@ -5,6 +5,7 @@ use std::ops::ControlFlow;
 
 use crate::backend::{PairSet, ProxyStore, ProxyTable};
 use crate::grid::cell_hash::{CellKey, CellMap, CellRange};
+use crate::grid::stored::{list_push, list_remove, CellStore, Placement};
 use crate::util::MoveBuffer;
 use crate::Candidate;
 use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result, Vec3};
@@ -47,13 +48,6 @@ const SCAN_AT_MOST: usize = 4;
 /// [`HierarchicalGrid`] for why.
 pub(crate) const HGRID_MOTION_LEVELS: i32 = 3;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Placement {
-    None,
-    Cells,
-    Oversized,
-}
-
 /// The hierarchical grid of the lecture slides: level `k` has cells of edge `2^k`, and a box
 /// goes to its *size level*, where `0.5 < largest edge / cell ≤ 1`, or to a coarser level when
 /// it moves fast (below); either way it overlaps at most 2 × 2 × 2 cells there whatever its size.
@@ -65,7 +59,7 @@ enum Placement {
 /// dynamic box whose centre moved by `d` (largest axis) since the last update goes to its
 /// *motion level*, the finest level whose cell is at least `max(largest edge, K·d)`, `K` the
 /// motion factor ([`HierarchicalGrid::set_motion_factor`], default
-/// [`HGRID_DEFAULT_MOTION_FACTOR`]), at most [`HGRID_MOTION_LEVELS`] (3) levels above its size
+/// [`HierarchicalGridOptions::motion_factor`]), at most 3 levels above its size
 /// level, when that is at least two levels above its size level (one level up would split a
 /// population of similar boxes over two dense levels, one more lookup for the finer half, for
 /// little gain: measured on the default bench scene). A face crosses a cell plane with
@@ -120,7 +114,9 @@ enum Placement {
 #[derive(Debug, Clone)]
 pub struct HierarchicalGrid {
     store: ProxyStore,
-    cells: CellMap,
+    /// Cells, placement, each box's range at its level and the oversized list; a stored box's
+    /// `position` is in its level's member list.
+    stored: CellStore,
     /// `1 / 2^level` by level index.
     inv_cell: Vec<f64>,
     /// The boxes of each level (by level index).
@@ -129,15 +125,10 @@ pub struct HierarchicalGrid {
     /// Occupied levels in increasing order, rebuilt at each update.
     occupied: Vec<i32>,
     // Per slot.
-    placement: Vec<Placement>,
     levels: Vec<i32>,
-    ranges: Vec<CellRange>,
     /// The indices of the ≤ 8 cells of `ranges` in the cell map, in `CellRange::for_each`
     /// order, so that leaving a cell needs no hash lookup.
     cell_ids: Vec<[u32; 8]>,
-    /// Position in the oversized list or in the level's member list.
-    oversized_position: Vec<u32>,
-    oversized: Vec<u32>,
     /// Proxies inserted or moved since the last update.
     moved: MoveBuffer,
     /// Per slot: the centre of the stored box as of the last update, for the motion rule.
@@ -197,19 +188,15 @@ impl HierarchicalGrid {
     pub fn new() -> Self {
         Self {
             store: ProxyStore::new(),
-            cells: CellMap::default(),
+            stored: CellStore::default(),
             inv_cell: (HGRID_MIN_LEVEL..=HGRID_MAX_LEVEL)
                 .map(|k| (-k as f64).exp2())
                 .collect(),
             members: vec![Vec::new(); LEVELS],
             scan_limit: HierarchicalGridOptions::default().scan_limit,
             occupied: Vec::with_capacity(LEVELS),
-            placement: Vec::new(),
             levels: Vec::new(),
-            ranges: Vec::new(),
             cell_ids: Vec::new(),
-            oversized_position: Vec::new(),
-            oversized: Vec::new(),
             moved: MoveBuffer::default(),
             centers: Vec::new(),
             motion_factor: HierarchicalGridOptions::default().motion_factor,
@@ -251,7 +238,7 @@ impl HierarchicalGrid {
     /// The level of a live proxy's box as of the last update, `None` for the oversized list.
     pub fn level(&self, id: ProxyId) -> Option<i32> {
         let slot = self.store.proxies.index_of(id).ok()?;
-        (self.placement.get(slot) == Some(&Placement::Cells)).then(|| self.levels[slot])
+        (self.stored.placement.get(slot) == Some(&Placement::Cells)).then(|| self.levels[slot])
     }
 
     /// The levels holding at least one box as of the last update, finest first.
@@ -270,17 +257,17 @@ impl HierarchicalGrid {
 
     /// Number of occupied cells over all levels.
     pub fn occupied_cells(&self) -> usize {
-        self.cells.occupied()
+        self.stored.cells.occupied()
     }
 
     /// Number of cell records allocated, occupied or kept for reuse.
     pub fn allocated_cells(&self) -> usize {
-        self.cells.allocated()
+        self.stored.cells.allocated()
     }
 
     /// Number of proxies in the oversized list.
     pub fn oversized_count(&self) -> usize {
-        self.oversized.len()
+        self.stored.oversized.len()
     }
 
     #[inline]
@@ -299,13 +286,10 @@ impl HierarchicalGrid {
 
     fn grow_slots(&mut self) {
         let n = self.store.proxies.slot_count();
-        if self.placement.len() < n {
-            self.placement.resize(n, Placement::None);
+        if self.stored.placement.len() < n {
+            self.stored.grow(n);
             self.levels.resize(n, 0);
-            self.ranges.resize(n, CellRange::default());
             self.cell_ids.resize(n, [0; 8]);
-            self.oversized_position.resize(n, 0);
-            self.moved.grow(n);
             self.centers.resize(n, Vec3::ZERO);
         }
     }
@@ -332,7 +316,7 @@ impl HierarchicalGrid {
         // more lookup for the finer half) for little gain: motion counts from two levels up.
         let target = if motion >= size + 2 { motion } else { size };
         let current = self.levels[slot];
-        let stays = self.placement[slot] == Placement::Cells
+        let stays = self.stored.placement[slot] == Placement::Cells
             && current <= cap
             && if current == size {
                 target == size
@@ -353,19 +337,14 @@ impl HierarchicalGrid {
 
     fn place(&mut self, slot: usize, target: Option<(i32, CellRange)>) {
         match target {
-            None => {
-                self.placement[slot] = Placement::Oversized;
-                self.oversized_position[slot] = self.oversized.len() as u32;
-                self.oversized.push(slot as u32);
-            }
+            None => self.stored.place_oversized(slot),
             Some((level, range)) => {
-                self.placement[slot] = Placement::Cells;
+                self.stored.placement[slot] = Placement::Cells;
                 self.levels[slot] = level;
-                self.ranges[slot] = range;
+                self.stored.ranges[slot] = range;
                 let members = &mut self.members[Self::level_index(level)];
-                self.oversized_position[slot] = members.len() as u32;
-                members.push(slot as u32);
-                let (cells, ids) = (&mut self.cells, &mut self.cell_ids[slot]);
+                list_push(members, &mut self.stored.position, slot);
+                let (cells, ids) = (&mut self.stored.cells, &mut self.cell_ids[slot]);
                 let mut at = 0;
                 range.for_each(|coords| {
                     ids[at] = cells.insert(CellKey { level, coords }, slot as u32) as u32;
@@ -376,52 +355,42 @@ impl HierarchicalGrid {
     }
 
     fn unplace(&mut self, slot: usize) {
-        match self.placement[slot] {
+        match self.stored.placement[slot] {
             Placement::None => {}
             Placement::Cells => {
                 let level = self.levels[slot];
                 let members = &mut self.members[Self::level_index(level)];
-                let at = self.oversized_position[slot] as usize;
-                members.swap_remove(at);
-                if let Some(&other) = members.get(at) {
-                    self.oversized_position[other as usize] = at as u32;
-                }
-                let cells = &mut self.cells;
-                let count = self.ranges[slot].cell_count() as usize;
+                list_remove(members, &mut self.stored.position, slot);
+                let cells = &mut self.stored.cells;
+                let count = self.stored.ranges[slot].cell_count() as usize;
                 for &cell in &self.cell_ids[slot][..count] {
                     cells.remove_from(cell as usize, slot as u32);
                 }
             }
-            Placement::Oversized => {
-                let at = self.oversized_position[slot] as usize;
-                self.oversized.swap_remove(at);
-                if let Some(&other) = self.oversized.get(at) {
-                    self.oversized_position[other as usize] = at as u32;
-                }
-            }
+            Placement::Oversized => self.stored.unplace_oversized(slot),
         }
-        self.placement[slot] = Placement::None;
+        self.stored.placement[slot] = Placement::None;
     }
 
     /// Moves a box to the level and cells its current box and its motion since the last update
     /// call for (a box not stored yet, just inserted, by its size).
     fn replace(&mut self, slot: usize) {
         let aabb = *self.store.proxies.aabb(slot);
-        let from = (self.placement[slot] != Placement::None).then(|| self.centers[slot]);
+        let from = (self.stored.placement[slot] != Placement::None).then(|| self.centers[slot]);
         self.centers[slot] = aabb.center();
         let target = self.cells_for(&aabb, self.level_for(slot, &aabb, from));
         let Some((level, new)) = target.filter(|&(level, _)| {
-            self.placement[slot] == Placement::Cells && level == self.levels[slot]
+            self.stored.placement[slot] == Placement::Cells && level == self.levels[slot]
         }) else {
             self.unplace(slot);
             self.place(slot, target);
             return;
         };
-        let old = self.ranges[slot];
+        let old = self.stored.ranges[slot];
         if old == new {
             return;
         }
-        let (cells, ids) = (&mut self.cells, &mut self.cell_ids[slot]);
+        let (cells, ids) = (&mut self.stored.cells, &mut self.cell_ids[slot]);
         let old_ids = *ids;
         let mut at = 0;
         old.for_each(|coords| {
@@ -439,7 +408,7 @@ impl HierarchicalGrid {
             };
             at += 1;
         });
-        self.ranges[slot] = new;
+        self.stored.ranges[slot] = new;
     }
 
     /// Sorts the occupied levels into dense (hashed one by one), scanned and sparse-grid levels
@@ -510,11 +479,15 @@ impl HierarchicalGrid {
         let first = self.dense_levels.partition_point(|&level| level < own);
         for &level in &self.dense_levels[first..] {
             let range = if level == own {
-                self.ranges[slot]
+                self.stored.ranges[slot]
             } else {
                 self.range_at(aabb, level)
             };
-            let (cells, pairs, ranges) = (&self.cells, &mut self.store.pairs, &self.ranges);
+            let (cells, pairs, ranges) = (
+                &self.stored.cells,
+                &mut self.store.pairs,
+                &self.stored.ranges,
+            );
             range.for_each(|coords| {
                 let Some(cell) = cells.find(&CellKey { level, coords }) else {
                     return;
@@ -579,16 +552,15 @@ impl BroadPhase for HierarchicalGrid {
     }
 
     fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        let id = self.store.insert(aabb, kind, filter)?;
+        let id = self
+            .store
+            .insert_moved(aabb, kind, filter, &mut self.moved)?;
         self.grow_slots();
-        self.moved.mark(id.index() as usize);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.store.set_aabb(id, aabb)?;
-        self.moved.mark(slot);
-        Ok(())
+        self.store.set_aabb_moved(id, aabb, &mut self.moved)
     }
 
     fn remove(&mut self, id: ProxyId) -> Result<()> {
@@ -616,17 +588,17 @@ impl BroadPhase for HierarchicalGrid {
         self.build_sparse_grid();
 
         self.store.pairs.begin_full();
-        for slot in 0..self.placement.len() {
-            if self.placement[slot] == Placement::Cells {
+        for slot in 0..self.stored.placement.len() {
+            if self.stored.placement[slot] == Placement::Cells {
                 self.mark_pairs_of(slot);
             }
         }
         let proxies = &self.store.proxies;
-        for &big in &self.oversized {
+        for &big in &self.stored.oversized {
             let big = big as usize;
             let aabb = proxies.aabb(big);
-            for other in 0..self.placement.len() {
-                let placement = self.placement[other];
+            for other in 0..self.stored.placement.len() {
+                let placement = self.stored.placement[other];
                 if placement == Placement::None
                     || (placement == Placement::Oversized && other <= big)
                 {
@@ -643,8 +615,7 @@ impl BroadPhase for HierarchicalGrid {
 
     fn clear(&mut self) {
         self.store.clear();
-        self.cells.clear();
-        self.oversized.clear();
+        self.stored.clear();
         self.moved.clear();
         self.occupied.clear();
         self.sparse.clear();
@@ -653,7 +624,6 @@ impl BroadPhase for HierarchicalGrid {
         self.dense_levels.clear();
         self.scanned_levels.clear();
         self.members.iter_mut().for_each(Vec::clear);
-        self.placement.iter_mut().for_each(|p| *p = Placement::None);
     }
 
     fn proxies(&self) -> &ProxyTable {
@@ -666,7 +636,7 @@ impl BroadPhase for HierarchicalGrid {
 
     fn memory_bytes(&self) -> usize {
         self.store.memory_bytes()
-            + self.cells.memory_bytes()
+            + self.stored.memory_bytes()
             + self.inv_cell.capacity() * 8
             + self
                 .members
@@ -674,13 +644,9 @@ impl BroadPhase for HierarchicalGrid {
                 .map(|m| m.capacity() * 4 + 24)
                 .sum::<usize>()
             + self.occupied.capacity() * 4
-            + self.placement.capacity()
             + self.levels.capacity() * 4
-            + self.ranges.capacity() * std::mem::size_of::<CellRange>()
             + self.cell_ids.capacity() * 32
-            + self.oversized_position.capacity() * 4
             + self.moved.memory_bytes()
-            + self.oversized.capacity() * 4
             + self.centers.capacity() * std::mem::size_of::<Vec3>()
             + self.sparse.capacity() * std::mem::size_of::<SparseEntry>()
             + self.sparse_cells.memory_bytes()
@@ -696,57 +662,21 @@ impl BroadPhase for HierarchicalGrid {
         filter: CollisionFilter,
         visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>,
     ) {
-        let proxies = &self.store.proxies;
-        let report = |slot: usize, visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>| {
-            if proxies.is_live(slot)
-                && proxies.filter(slot).allows(filter)
-                && proxies.aabb(slot).overlaps(aabb)
-            {
-                visitor(proxies.id(slot))
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
         let cells_to_visit = self.occupied.iter().fold(0u128, |n, &level| {
             n.saturating_add(self.range_at(aabb, level).cell_count())
         });
-        if cells_to_visit > (self.cells.occupied() as u128).max(64) {
-            for slot in 0..self.placement.len() {
-                if self.placement[slot] != Placement::None && report(slot, visitor).is_break() {
-                    return;
-                }
-            }
-            return;
-        }
-        for &slot in &self.oversized {
-            if report(slot as usize, visitor).is_break() {
-                return;
-            }
-        }
-        for &level in &self.occupied {
-            let query = self.range_at(aabb, level);
-            let mut stop = false;
-            query.for_each(|coords| {
-                if stop {
-                    return;
-                }
-                let Some(cell) = self.cells.find(&CellKey { level, coords }) else {
-                    return;
-                };
-                for &slot in self.cells.items(cell) {
-                    let slot = slot as usize;
-                    if query.corner_cell(&self.ranges[slot]) == coords
-                        && report(slot, visitor).is_break()
-                    {
-                        stop = true;
-                        return;
-                    }
-                }
-            });
-            if stop {
-                return;
-            }
-        }
+        let levels = self
+            .occupied
+            .iter()
+            .map(|&level| (level, self.range_at(aabb, level)));
+        self.stored.query(
+            &self.store.proxies,
+            aabb,
+            filter,
+            cells_to_visit,
+            levels,
+            visitor,
+        );
     }
 }
 
@@ -762,79 +692,34 @@ impl HierarchicalGrid {
     /// Checks that every stored box is in exactly the cells of its current range (or in the
     /// oversized list) and that the cells hold nothing else. Panics on the first violation.
     fn validate(&self) {
-        let mut entries = 0;
-        for slot in 0..self.placement.len() {
-            match self.placement[slot] {
-                Placement::Cells => {
-                    assert!(self.store.proxies.is_live(slot), "dead slot {slot} stored");
-                    let aabb = self.store.proxies.aabb(slot);
-                    let size = level_of(aabb.extents().max_element()).expect("sized box");
-                    let level = self.levels[slot];
-                    assert!(
-                        (size..=size + HGRID_MOTION_LEVELS).contains(&level),
-                        "slot {slot} at level {level}, size level {size}"
-                    );
-                    if self.store.proxies.kind(slot) == ProxyKind::Static {
-                        assert_eq!(level, size, "static slot {slot} off its size level");
-                    }
-                    assert_eq!(
-                        self.ranges[slot],
-                        self.range_at(aabb, self.levels[slot]),
-                        "stale range of {slot}"
-                    );
-                    self.ranges[slot].for_each(|c| {
-                        let cell = self
-                            .cells
-                            .find(&CellKey {
-                                level: self.levels[slot],
-                                coords: c,
-                            })
-                            .expect("cell of a stored box");
-                        let copies = self
-                            .cells
-                            .items(cell)
-                            .iter()
-                            .filter(|&&s| s as usize == slot)
-                            .count();
-                        assert_eq!(copies, 1, "slot {slot} in cell {c:?}");
-                        entries += 1;
-                    });
-                }
-                Placement::Oversized => {
-                    assert_eq!(
-                        self.oversized[self.oversized_position[slot] as usize] as usize,
-                        slot
-                    );
-                }
-                Placement::None => {
-                    assert!(
-                        !self.store.proxies.is_live(slot),
-                        "live slot {slot} not stored"
-                    )
-                }
+        let proxies = &self.store.proxies;
+        for slot in 0..self.stored.placement.len() {
+            if self.stored.placement[slot] != Placement::Cells {
+                continue;
+            }
+            let aabb = proxies.aabb(slot);
+            let size = level_of(aabb.extents().max_element()).expect("sized box");
+            let level = self.levels[slot];
+            assert!(
+                (size..=size + HGRID_MOTION_LEVELS).contains(&level),
+                "slot {slot} at level {level}, size level {size}"
+            );
+            if proxies.kind(slot) == ProxyKind::Static {
+                assert_eq!(level, size, "static slot {slot} off its size level");
             }
         }
-        assert_eq!(
-            entries,
-            self.cells.entries(),
-            "cells hold entries of no box"
-        );
+        self.stored.validate(proxies, |slot| {
+            let level = self.levels[slot];
+            (level, self.range_at(proxies.aabb(slot), level))
+        });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn boxed(min: [f32; 3], max: [f32; 3]) -> Aabb {
-        Aabb::from_arrays(min, max).unwrap()
-    }
-
-    fn sorted_pairs(bp: &dyn BroadPhase) -> Vec<(u32, u32)> {
-        let mut pairs: Vec<_> = bp.pair_set().iter().collect();
-        pairs.sort_unstable();
-        pairs
-    }
+    use crate::grid::stored::random_operations;
+    use crate::test_support::{boxed, sorted_pairs};
 
     #[test]
     fn a_range_widened_by_rounding_goes_to_the_oversized_list() {
@@ -1002,47 +887,8 @@ mod tests {
 
     #[test]
     fn cells_match_boxes_under_random_operations() {
-        use crate::util::SplitMix64;
-        let mut rng = SplitMix64::new(5);
         let mut bp = HierarchicalGrid::new();
-        let mut ids = Vec::new();
-        let mut events = PairEvents::new();
-        for _ in 0..300 {
-            for _ in 0..rng.below(6) {
-                let c = glam::Vec3::new(
-                    rng.range(-20.0, 20.0),
-                    rng.range(-20.0, 20.0),
-                    rng.range(-20.0, 20.0),
-                );
-                let h = glam::Vec3::splat([0.0, 0.3, 1.0, 4.0, 1e30][rng.below(5)]);
-                let aabb = Aabb::new(c - h, c + h).unwrap();
-                ids.push(
-                    bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
-                        .unwrap(),
-                );
-            }
-            for _ in 0..rng.below(ids.len() / 2 + 1) {
-                let id = ids[rng.below(ids.len())];
-                let b = bp.aabb(id).unwrap();
-                let d = glam::Vec3::new(
-                    rng.range(-1.0, 1.0),
-                    rng.range(-1.0, 1.0),
-                    rng.range(-1.0, 1.0),
-                );
-                let scale = glam::Vec3::splat([1.0, 1.0, 0.0, 2.0][rng.below(4)]);
-                let (c, h) = (
-                    b.center() + d,
-                    (b.extents() * 0.5 * scale).min(glam::Vec3::splat(1e30)),
-                );
-                bp.set_aabb(id, Aabb::new(c - h, c + h).unwrap()).unwrap();
-            }
-            if ids.len() > 30 && rng.chance(0.6) {
-                let id = ids.swap_remove(rng.below(ids.len()));
-                bp.remove(id).unwrap();
-            }
-            bp.update(&mut events);
-            bp.validate();
-        }
+        random_operations(&mut bp, HierarchicalGrid::validate);
     }
 
     #[test]

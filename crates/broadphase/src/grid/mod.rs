@@ -5,6 +5,7 @@
 mod cell_hash;
 mod hierarchical;
 mod masking;
+mod stored;
 mod uniform;
 
 pub use hierarchical::{HierarchicalGrid, HierarchicalGridOptions};

@@ -3,7 +3,8 @@
 use std::ops::ControlFlow;
 
 use crate::backend::{PairSet, ProxyStore, ProxyTable};
-use crate::grid::cell_hash::{CellKey, CellMap, CellRange};
+use crate::grid::cell_hash::{CellKey, CellRange};
+use crate::grid::stored::{CellStore, Placement};
 use crate::util::MoveBuffer;
 use crate::Candidate;
 use crate::{Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Result};
@@ -37,23 +38,12 @@ impl Default for GridOptions {
     }
 }
 
-/// Where a slot's box is stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Placement {
-    /// Not stored (inserted since the last update, or removed).
-    None,
-    /// In every cell of its range.
-    Cells,
-    /// Too many cells: in the oversized list, tested against every proxy.
-    Oversized,
-}
-
 /// A uniform grid of cubic cells kept in a spatial hash (`(i·p1 xor j·p2 xor k·p3) mod n`), so
 /// the world needs no bounds and only occupied cells use memory.
 ///
 /// Each box is stored in every cell it overlaps; a pair is reported only by the cell that holds
 /// the minimum corner of the two boxes' intersection, so there is no global duplicate set. A box
-/// covering more than `max_cells_per_box` cells (default [`DEFAULT_MAX_CELLS_PER_BOX`]) goes to an
+/// covering more than [`GridOptions::max_cells_per_box`] cells (default 64) goes to an
 /// oversized list tested against every proxy, so huge boxes stay exact and cheap to store.
 ///
 /// Updates are incremental: a moved box leaves only the cells it left and enters only the cells
@@ -80,17 +70,12 @@ enum Placement {
 #[derive(Debug, Clone)]
 pub struct UniformGrid {
     store: ProxyStore,
-    cells: CellMap,
+    /// Cells, placement and the oversized list.
+    stored: CellStore,
     /// `None` until chosen automatically.
     cell_size: Option<f32>,
     inv_cell: f64,
     max_cells_per_box: u128,
-    // Per slot.
-    placement: Vec<Placement>,
-    ranges: Vec<CellRange>,
-    oversized_position: Vec<u32>,
-    // Lists.
-    oversized: Vec<u32>,
     /// Proxies inserted or moved since the last update.
     moved: MoveBuffer,
 }
@@ -106,14 +91,10 @@ impl UniformGrid {
     pub fn new() -> Self {
         Self {
             store: ProxyStore::new(),
-            cells: CellMap::default(),
+            stored: CellStore::default(),
             cell_size: None,
             inv_cell: 1.0,
             max_cells_per_box: GridOptions::default().max_cells_per_box as u128,
-            placement: Vec::new(),
-            ranges: Vec::new(),
-            oversized_position: Vec::new(),
-            oversized: Vec::new(),
             moved: MoveBuffer::default(),
         }
     }
@@ -152,17 +133,17 @@ impl UniformGrid {
 
     /// Number of occupied cells (for memory-bound tests and statistics).
     pub fn occupied_cells(&self) -> usize {
-        self.cells.occupied()
+        self.stored.cells.occupied()
     }
 
     /// Number of cell records allocated, occupied or kept for reuse.
     pub fn allocated_cells(&self) -> usize {
-        self.cells.allocated()
+        self.stored.cells.allocated()
     }
 
     /// Number of proxies in the oversized list.
     pub fn oversized_count(&self) -> usize {
-        self.oversized.len()
+        self.stored.oversized.len()
     }
 
     /// Changes the cell size and re-places every stored box. Pairs are unaffected (they are
@@ -189,24 +170,18 @@ impl UniformGrid {
     }
 
     fn replace_all(&mut self) {
-        self.cells.clear();
-        self.oversized.clear();
-        for slot in 0..self.placement.len() {
-            if self.placement[slot] != Placement::None {
-                self.placement[slot] = Placement::None;
+        self.stored.cells.clear();
+        self.stored.oversized.clear();
+        for slot in 0..self.stored.placement.len() {
+            if self.stored.placement[slot] != Placement::None {
+                self.stored.placement[slot] = Placement::None;
                 self.place(slot);
             }
         }
     }
 
     fn grow_slots(&mut self) {
-        let n = self.store.proxies.slot_count();
-        if self.placement.len() < n {
-            self.placement.resize(n, Placement::None);
-            self.ranges.resize(n, CellRange::default());
-            self.oversized_position.resize(n, 0);
-            self.moved.grow(n);
-        }
+        self.stored.grow(self.store.proxies.slot_count());
     }
 
     #[inline]
@@ -218,50 +193,44 @@ impl UniformGrid {
     fn place(&mut self, slot: usize) {
         let aabb = self.store.proxies.aabb(slot);
         let range = CellRange::of(aabb.min(), aabb.max(), self.inv_cell);
-        self.ranges[slot] = range;
+        self.stored.ranges[slot] = range;
         if range.cell_count() > self.max_cells_per_box {
-            self.placement[slot] = Placement::Oversized;
-            self.oversized_position[slot] = self.oversized.len() as u32;
-            self.oversized.push(slot as u32);
+            self.stored.place_oversized(slot);
         } else {
-            self.placement[slot] = Placement::Cells;
-            let cells = &mut self.cells;
+            self.stored.placement[slot] = Placement::Cells;
+            let cells = &mut self.stored.cells;
             range.for_each(|c| cells.push(Self::key(c), slot as u32));
         }
     }
 
     fn unplace(&mut self, slot: usize) {
-        match self.placement[slot] {
+        match self.stored.placement[slot] {
             Placement::None => {}
             Placement::Cells => {
-                let cells = &mut self.cells;
-                self.ranges[slot].for_each(|c| cells.remove(Self::key(c), slot as u32));
+                let cells = &mut self.stored.cells;
+                self.stored.ranges[slot].for_each(|c| cells.remove(Self::key(c), slot as u32));
             }
-            Placement::Oversized => {
-                let at = self.oversized_position[slot] as usize;
-                self.oversized.swap_remove(at);
-                if let Some(&other) = self.oversized.get(at) {
-                    self.oversized_position[other as usize] = at as u32;
-                }
-            }
+            Placement::Oversized => self.stored.unplace_oversized(slot),
         }
-        self.placement[slot] = Placement::None;
+        self.stored.placement[slot] = Placement::None;
     }
 
     /// Moves a stored box to its current position touching only the cells it left or entered.
     fn replace(&mut self, slot: usize) {
         let aabb = self.store.proxies.aabb(slot);
         let new = CellRange::of(aabb.min(), aabb.max(), self.inv_cell);
-        if self.placement[slot] != Placement::Cells || new.cell_count() > self.max_cells_per_box {
+        if self.stored.placement[slot] != Placement::Cells
+            || new.cell_count() > self.max_cells_per_box
+        {
             self.unplace(slot);
             self.place(slot);
             return;
         }
-        let old = self.ranges[slot];
+        let old = self.stored.ranges[slot];
         if old == new {
             return;
         }
-        let cells = &mut self.cells;
+        let cells = &mut self.stored.cells;
         old.for_each(|c| {
             if !new.contains(c) {
                 cells.remove(Self::key(c), slot as u32);
@@ -272,7 +241,7 @@ impl UniformGrid {
                 cells.push(Self::key(c), slot as u32);
             }
         });
-        self.ranges[slot] = new;
+        self.stored.ranges[slot] = new;
     }
 
     /// Finds the pairs of a moved slot: occupants of its cells (each pair only in the cell of
@@ -280,19 +249,19 @@ impl UniformGrid {
     fn find_pairs_of(&mut self, slot: usize) {
         let proxies = &self.store.proxies;
         let aabb = proxies.aabb(slot);
-        match self.placement[slot] {
+        match self.stored.placement[slot] {
             Placement::None => {}
             Placement::Oversized => {
                 for other in proxies.live_slots() {
                     // Another moved oversized box finds the pair itself if it has the larger slot.
                     if other == slot
                         || (self.moved.contains(other)
-                            && self.placement[other] == Placement::Oversized
+                            && self.stored.placement[other] == Placement::Oversized
                             && other < slot)
                     {
                         continue;
                     }
-                    if self.placement[other] != Placement::None
+                    if self.stored.placement[other] != Placement::None
                         && aabb.overlaps(proxies.aabb(other))
                         && proxies.can_pair(slot, other)
                     {
@@ -301,11 +270,11 @@ impl UniformGrid {
                 }
             }
             Placement::Cells => {
-                let range = self.ranges[slot];
+                let range = self.stored.ranges[slot];
                 let (cells, pairs, ranges, moved) = (
-                    &self.cells,
+                    &self.stored.cells,
                     &mut self.store.pairs,
-                    &self.ranges,
+                    &self.stored.ranges,
                     &self.moved,
                 );
                 range.for_each(|c| {
@@ -326,7 +295,7 @@ impl UniformGrid {
                         }
                     }
                 });
-                for &other in &self.oversized {
+                for &other in &self.stored.oversized {
                     let other = other as usize;
                     if !self.moved.contains(other)
                         && aabb.overlaps(proxies.aabb(other))
@@ -369,16 +338,15 @@ impl BroadPhase for UniformGrid {
     }
 
     fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        let id = self.store.insert(aabb, kind, filter)?;
+        let id = self
+            .store
+            .insert_moved(aabb, kind, filter, &mut self.moved)?;
         self.grow_slots();
-        self.moved.mark(id.index() as usize);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.store.set_aabb(id, aabb)?;
-        self.moved.mark(slot);
-        Ok(())
+        self.store.set_aabb_moved(id, aabb, &mut self.moved)
     }
 
     fn remove(&mut self, id: ProxyId) -> Result<()> {
@@ -420,10 +388,8 @@ impl BroadPhase for UniformGrid {
 
     fn clear(&mut self) {
         self.store.clear();
-        self.cells.clear();
-        self.oversized.clear();
+        self.stored.clear();
         self.moved.clear();
-        self.placement.iter_mut().for_each(|p| *p = Placement::None);
     }
 
     fn proxies(&self) -> &ProxyTable {
@@ -435,13 +401,7 @@ impl BroadPhase for UniformGrid {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.store.memory_bytes()
-            + self.cells.memory_bytes()
-            + self.placement.capacity()
-            + self.ranges.capacity() * std::mem::size_of::<CellRange>()
-            + self.oversized_position.capacity() * 4
-            + self.moved.memory_bytes()
-            + self.oversized.capacity() * 4
+        self.store.memory_bytes() + self.stored.memory_bytes() + self.moved.memory_bytes()
     }
 
     fn query_aabb_with(
@@ -450,49 +410,21 @@ impl BroadPhase for UniformGrid {
         filter: CollisionFilter,
         visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>,
     ) {
-        let proxies = &self.store.proxies;
         let query = CellRange::of(aabb.min(), aabb.max(), self.inv_cell);
-        let report = |slot: usize, visitor: &mut dyn FnMut(ProxyId) -> ControlFlow<()>| {
-            if proxies.is_live(slot)
-                && proxies.filter(slot).allows(filter)
-                && proxies.aabb(slot).overlaps(aabb)
-            {
-                visitor(proxies.id(slot))
-            } else {
-                ControlFlow::Continue(())
-            }
+        // Before the first update there is no cell size: scan.
+        let cells_to_visit = match self.cell_size {
+            Some(_) => query.cell_count(),
+            None => u128::MAX,
         };
-        if self.cell_size.is_none() || query.cell_count() > (self.cells.occupied() as u128).max(64)
-        {
-            // More cells than are occupied: scanning the stored proxies is cheaper.
-            for slot in 0..self.placement.len() {
-                if self.placement[slot] != Placement::None && report(slot, visitor).is_break() {
-                    return;
-                }
-            }
-            return;
-        }
-        for &slot in &self.oversized {
-            if report(slot as usize, visitor).is_break() {
-                return;
-            }
-        }
-        let mut stop = false;
-        query.for_each(|c| {
-            if stop {
-                return;
-            }
-            let Some(cell) = self.cells.find(&Self::key(c)) else {
-                return;
-            };
-            for &slot in self.cells.items(cell) {
-                let slot = slot as usize;
-                if query.corner_cell(&self.ranges[slot]) == c && report(slot, visitor).is_break() {
-                    stop = true;
-                    return;
-                }
-            }
-        });
+        let levels = std::iter::once((0, query));
+        self.stored.query(
+            &self.store.proxies,
+            aabb,
+            filter,
+            cells_to_visit,
+            levels,
+            visitor,
+        );
     }
 }
 
@@ -508,67 +440,19 @@ impl UniformGrid {
     /// Checks that every stored box is in exactly the cells of its current range (or in the
     /// oversized list) and that the cells hold nothing else. Panics on the first violation.
     fn validate(&self) {
-        let mut entries = 0;
-        for slot in 0..self.placement.len() {
-            match self.placement[slot] {
-                Placement::Cells => {
-                    assert!(self.store.proxies.is_live(slot), "dead slot {slot} stored");
-                    let aabb = self.store.proxies.aabb(slot);
-                    assert_eq!(
-                        self.ranges[slot],
-                        CellRange::of(aabb.min(), aabb.max(), self.inv_cell),
-                        "stale range of {slot}"
-                    );
-                    self.ranges[slot].for_each(|c| {
-                        let cell = self
-                            .cells
-                            .find(&Self::key(c))
-                            .expect("cell of a stored box");
-                        let copies = self
-                            .cells
-                            .items(cell)
-                            .iter()
-                            .filter(|&&s| s as usize == slot)
-                            .count();
-                        assert_eq!(copies, 1, "slot {slot} in cell {c:?}");
-                        entries += 1;
-                    });
-                }
-                Placement::Oversized => {
-                    assert_eq!(
-                        self.oversized[self.oversized_position[slot] as usize] as usize,
-                        slot
-                    );
-                }
-                Placement::None => {
-                    assert!(
-                        !self.store.proxies.is_live(slot),
-                        "live slot {slot} not stored"
-                    )
-                }
-            }
-        }
-        assert_eq!(
-            entries,
-            self.cells.entries(),
-            "cells hold entries of no box"
-        );
+        let proxies = &self.store.proxies;
+        self.stored.validate(proxies, |slot| {
+            let aabb = proxies.aabb(slot);
+            (0, CellRange::of(aabb.min(), aabb.max(), self.inv_cell))
+        });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn boxed(min: [f32; 3], max: [f32; 3]) -> Aabb {
-        Aabb::from_arrays(min, max).unwrap()
-    }
-
-    fn sorted_pairs(bp: &dyn BroadPhase) -> Vec<(u32, u32)> {
-        let mut pairs: Vec<_> = bp.pair_set().iter().collect();
-        pairs.sort_unstable();
-        pairs
-    }
+    use crate::grid::stored::random_operations;
+    use crate::test_support::{boxed, sorted_pairs};
 
     #[test]
     fn boxes_on_cell_boundaries_pair_once() {
@@ -696,7 +580,7 @@ mod tests {
         assert_eq!(grid.occupied_cells(), 8);
         let cells: Vec<_> = [[0, 0, 0], [1, 0, 0], [2, 0, 0]]
             .iter()
-            .map(|&c| grid.cells.find(&UniformGrid::key(c)).is_some())
+            .map(|&c| grid.stored.cells.find(&UniformGrid::key(c)).is_some())
             .collect();
         assert_eq!(cells, vec![false, true, true]);
     }
@@ -793,46 +677,7 @@ mod tests {
 
     #[test]
     fn cells_match_boxes_under_random_operations() {
-        use crate::verify::SplitMix64;
-        let mut rng = SplitMix64::new(5);
         let mut bp = UniformGrid::with_cell_size(1.5).unwrap();
-        let mut ids = Vec::new();
-        let mut events = PairEvents::new();
-        for _ in 0..300 {
-            for _ in 0..rng.below(6) {
-                let c = glam::Vec3::new(
-                    rng.range(-20.0, 20.0),
-                    rng.range(-20.0, 20.0),
-                    rng.range(-20.0, 20.0),
-                );
-                let h = glam::Vec3::splat([0.0, 0.3, 1.0, 4.0, 1e30][rng.below(5)]);
-                let aabb = Aabb::new(c - h, c + h).unwrap();
-                ids.push(
-                    bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
-                        .unwrap(),
-                );
-            }
-            for _ in 0..rng.below(ids.len() / 2 + 1) {
-                let id = ids[rng.below(ids.len())];
-                let b = bp.aabb(id).unwrap();
-                let d = glam::Vec3::new(
-                    rng.range(-1.0, 1.0),
-                    rng.range(-1.0, 1.0),
-                    rng.range(-1.0, 1.0),
-                );
-                let scale = glam::Vec3::splat([1.0, 1.0, 0.0, 2.0][rng.below(4)]);
-                let (c, h) = (
-                    b.center() + d,
-                    (b.extents() * 0.5 * scale).min(glam::Vec3::splat(1e30)),
-                );
-                bp.set_aabb(id, Aabb::new(c - h, c + h).unwrap()).unwrap();
-            }
-            if ids.len() > 30 && rng.chance(0.6) {
-                let id = ids.swap_remove(rng.below(ids.len()));
-                bp.remove(id).unwrap();
-            }
-            bp.update(&mut events);
-            bp.validate();
-        }
+        random_operations(&mut bp, UniformGrid::validate);
     }
 }
