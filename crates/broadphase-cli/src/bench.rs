@@ -1,5 +1,6 @@
 //! `broadphase bench`: every algorithm on the same moving scene, timed per step.
 
+use crate::quantity;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
@@ -72,13 +73,13 @@ const INTERACTIVE_DEFAULTS: &[(&str, &str)] =
     &[("objects", "3000"), ("warmup", "10"), ("steps", "100")];
 
 /// One algorithm at one size. Times are milliseconds per step.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct BenchRow {
     pub algorithm: String,
     pub objects: usize,
     pub steps: usize,
-    /// Time handing the new boxes to the algorithm (`set_aabb`, churn), median.
-    pub set_aabb_ms_median: f64,
+    /// Time handing the new boxes to the algorithm (`set_aabbs`, churn), median.
+    pub set_aabbs_ms_median: f64,
     /// Time in `update` (structure maintenance and pair finding), median.
     pub update_ms_median: f64,
     /// Time of the exact shape tests, median.
@@ -87,8 +88,10 @@ pub struct BenchRow {
     pub total_ms_mean: f64,
     pub total_ms_p95: f64,
     pub total_ms_max: f64,
-    pub pairs_mean: f64,
-    pub collisions_mean: f64,
+    /// Broad-phase pairs per step, mean.
+    pub possible_pairs_mean: f64,
+    /// Pairs whose shapes intersect per step, mean.
+    pub actual_collisions_mean: f64,
     pub bytes_per_proxy: f64,
     /// Time of the random queries and ray casts, when `--queries` is set.
     pub query_ms_median: Option<f64>,
@@ -119,15 +122,15 @@ impl From<&Measurement> for BenchRow {
             algorithm: m.algorithm.clone(),
             objects: m.objects,
             steps: m.steps,
-            set_aabb_ms_median: m.update.median,
+            set_aabbs_ms_median: m.update.median,
             update_ms_median: m.broad.median,
             narrow_ms_median: m.narrow.median,
             total_ms_median: m.total.median,
             total_ms_mean: m.total.mean,
             total_ms_p95: m.total.p95,
             total_ms_max: m.total.max,
-            pairs_mean: m.possible_mean,
-            collisions_mean: m.actual_mean,
+            possible_pairs_mean: m.possible_mean,
+            actual_collisions_mean: m.actual_mean,
             bytes_per_proxy: m.bytes_per_proxy,
             query_ms_median: m.queries.map(|q| q.median),
             total_ms_sum: m.total.mean * m.steps as f64,
@@ -346,16 +349,16 @@ fn print_table(rows: &[BenchRow]) {
         "{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>8}",
         "algorithm",
         "objects",
-        "set ms",
-        "update ms",
-        "narrow ms",
-        "total ms",
+        quantity::SET_AABBS.header,
+        quantity::UPDATE.header,
+        quantity::NARROW.header,
+        quantity::TOTAL.header,
         "p95 ms",
         "max ms",
         "×best",
-        "pairs",
-        "contacts",
-        "B/proxy"
+        quantity::POSSIBLE_PAIRS.header,
+        quantity::ACTUAL_COLLISIONS.header,
+        quantity::BYTES_PER_PROXY.header
     );
     println!(
         "{}",
@@ -379,15 +382,15 @@ fn print_table(rows: &[BenchRow]) {
             "{:<16} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7.2} {:>9.1} {:>9.1} {:>8.0}",
             row.algorithm,
             row.objects,
-            row.set_aabb_ms_median,
+            row.set_aabbs_ms_median,
             row.update_ms_median,
             row.narrow_ms_median,
             row.total_ms_median,
             row.total_ms_p95,
             row.total_ms_max,
             row.total_ms_median / best.max(1e-9),
-            row.pairs_mean,
-            row.collisions_mean,
+            row.possible_pairs_mean,
+            row.actual_collisions_mean,
             row.bytes_per_proxy
         );
         match (row.query_ms_median, row.stopped_at_step) {

@@ -8,6 +8,7 @@ mod config;
 mod measure;
 mod output;
 mod prune;
+mod quantity;
 mod recommend;
 mod reproduce;
 mod scene_args;

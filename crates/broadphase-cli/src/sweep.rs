@@ -1,6 +1,7 @@
 //! `broadphase sweep`: the thesis's supervising script. Every algorithm at every value of one
 //! scene parameter, written as `results.csv`, charts and `summary.md`.
 
+use crate::quantity;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,7 +16,7 @@ use crate::output::{prepare_dir, write_atomically};
 use crate::scene_args::SceneArgs;
 
 /// The columns of `results.csv`, in order.
-pub const CSV_HEADER: &str = "param,value,algorithm,objects,update_ms,broad_ms,narrow_ms,total_ms,total_ms_p95,total_ms_max,possible_pairs,actual_collisions";
+pub const CSV_HEADER: &str = "param,value,algorithm,objects,set_aabbs_ms,update_ms,narrow_ms,total_ms,total_ms_p95,total_ms_max,possible_pairs,actual_collisions";
 
 /// Options of `broadphase sweep`.
 #[derive(Debug, Args)]
@@ -214,21 +215,31 @@ type Quantity = (&'static str, &'static str, fn(&Measurement) -> f64);
 const QUANTITIES: [Quantity; 7] = [
     ("total_ms", "total ms per step (median)", |m| m.total.median),
     ("total_ms_p95", "total ms per step (p95)", |m| m.total.p95),
-    ("update_ms", "update-AABB ms per step (median)", |m| {
-        m.update.median
-    }),
-    ("broad_ms", "broad phase ms per step (median)", |m| {
-        m.broad.median
-    }),
-    ("narrow_ms", "narrow phase ms per step (median)", |m| {
-        m.narrow.median
-    }),
-    ("possible_pairs", "possible collisions (pairs, mean)", |m| {
-        m.possible_mean
-    }),
-    ("actual_collisions", "actual collisions (mean)", |m| {
-        m.actual_mean
-    }),
+    (
+        quantity::SET_AABBS.key,
+        "hand boxes over (set_aabbs) ms per step (median)",
+        |m| m.update.median,
+    ),
+    (
+        quantity::UPDATE.key,
+        "broad phase (update) ms per step (median)",
+        |m| m.broad.median,
+    ),
+    (
+        quantity::NARROW.key,
+        "narrow phase ms per step (median)",
+        |m| m.narrow.median,
+    ),
+    (
+        quantity::POSSIBLE_PAIRS.key,
+        "possible collisions (broad-phase pairs, mean)",
+        |m| m.possible_mean,
+    ),
+    (
+        quantity::ACTUAL_COLLISIONS.key,
+        "actual collisions (intersecting shapes, mean)",
+        |m| m.actual_mean,
+    ),
 ];
 
 /// The CSV text: [`CSV_HEADER`] then one line per row.

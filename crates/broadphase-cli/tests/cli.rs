@@ -38,7 +38,7 @@ fn sweep_writes_csv_charts_and_summary() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "param,value,algorithm,objects,update_ms,broad_ms,narrow_ms,total_ms,total_ms_p95,total_ms_max,possible_pairs,actual_collisions"
+        "param,value,algorithm,objects,set_aabbs_ms,update_ms,narrow_ms,total_ms,total_ms_p95,total_ms_max,possible_pairs,actual_collisions"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 8);
@@ -211,6 +211,6 @@ fn bench_reads_the_scene_file_and_flags_override_it() {
         assert_eq!(row["objects"], 30);
         assert_eq!(row["steps"], 4);
     }
-    assert_eq!(rows[0]["pairs_mean"], rows[1]["pairs_mean"]);
+    assert_eq!(rows[0]["possible_pairs_mean"], rows[1]["possible_pairs_mean"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
