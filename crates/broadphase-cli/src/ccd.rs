@@ -1,4 +1,4 @@
-//! `broadphase ccd`: continuous-time collision detection runs, and the thesis reproductions
+//! `broadphase ccd`: continuous-time collision detection runs, and the reproductions of [Kaya16, Tables 5.1–5.2]
 //! `ccd-table-5.1` and `ccd-table-5.2`.
 
 use std::fs::File;
@@ -21,7 +21,7 @@ use clap::{Args, ValueEnum};
 pub enum CcdMethod {
     /// Every pair at every event, O(n²) per event.
     AllPairs,
-    /// The thesis's swept-AABB BVH with adaptive time step.
+    /// The swept-AABB BVH of [Kaya16, Algorithm 4] with adaptive time step.
     SweptBvh,
     /// Event calendar with neighbour cells, O(log n) per event.
     Calendar,
@@ -59,7 +59,7 @@ pub struct FinderArgs {
     /// swept-bvh: factor applied to Δt after an event (in (0, 1]).
     #[arg(long, default_value_t = 0.5)]
     shrink: f64,
-    /// swept-bvh: rebuild the hierarchy every N events, refit in between (1 = thesis).
+    /// swept-bvh: rebuild the hierarchy every N events, refit in between (1 = [Kaya16, Algorithm 4]).
     #[arg(long, default_value_t = 1)]
     rebuild_every: u32,
     /// calendar: use the scalar kernels instead of the AVX2 ones the CPU may have (the same
@@ -94,7 +94,7 @@ pub struct CcdArgs {
     /// Next-event finder.
     #[arg(long, value_enum, default_value_t = CcdMethod::Calendar)]
     method: CcdMethod,
-    /// 2 (circles, as in the thesis) or 3 (spheres).
+    /// 2 (circles, as in [Kaya16, ch. 5]) or 3 (spheres).
     #[arg(long, default_value_t = 2)]
     dim: usize,
     /// Scene seed.
@@ -248,7 +248,7 @@ pub fn run_ccd(args: &CcdArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
 /// Options of the continuous-time reproductions (`ccd-table-5.1`, `ccd-table-5.2`).
 #[derive(Debug, Clone, Args)]
 pub struct CcdReproduceArgs {
-    /// ccd tables: 2 (as in the thesis) or 3.
+    /// ccd tables: 2 (as in [Kaya16, ch. 5]) or 3.
     #[arg(long, default_value_t = 2)]
     dim: usize,
     /// ccd tables: simulated seconds per run.

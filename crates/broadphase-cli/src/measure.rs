@@ -1,4 +1,4 @@
-//! One algorithm on one scene: the thesis's per-step measurements (ch. 4.1).
+//! One algorithm on one scene: the per-step measurements of [Zych16, ch. 4.1].
 
 use std::time::Instant;
 

@@ -1,4 +1,4 @@
-//! `broadphase sweep`: the thesis's supervising script. Every algorithm at every value of one
+//! `broadphase sweep`: the supervising script of [Zych16, ch. 4]. Every algorithm at every value of one
 //! scene parameter, written as `results.csv`, charts and `summary.md`.
 
 use crate::quantity;

@@ -211,6 +211,9 @@ fn bench_reads_the_scene_file_and_flags_override_it() {
         assert_eq!(row["objects"], 30);
         assert_eq!(row["steps"], 4);
     }
-    assert_eq!(rows[0]["possible_pairs_mean"], rows[1]["possible_pairs_mean"]);
+    assert_eq!(
+        rows[0]["possible_pairs_mean"],
+        rows[1]["possible_pairs_mean"]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -12,7 +12,7 @@ use crate::scene::{Scene, SceneError, ShapeKind};
 use crate::shapes::PlacedShape;
 
 /// Fraction of the vertical speed kept when an object lands on the ground under gravity, so
-/// that objects settle into a layer (the clustering case of the thesis's Fig. 2.26).
+/// that objects settle into a layer (the clustering case of [Zych16, Fig. 2.26]).
 const GROUND_RESTITUTION: f32 = 0.5;
 
 /// The objects of a [`Scene`] moving step by step, independent of any broad phase.

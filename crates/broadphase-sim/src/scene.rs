@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SizeDistribution {
-    /// `Beta(size_alpha, size_beta)` scaled to `[size_min, size_max]` (thesis ch. 4).
+    /// `Beta(size_alpha, size_beta)` scaled to `[size_min, size_max]` ([Zych16, ch. 4]).
     Beta,
     /// Normal with `size_mean` and `size_std`, clamped.
     Normal,
-    /// Normal mirrored about its mean: most sizes near the ends (adaptive report).
+    /// Normal mirrored about its mean: most sizes near the ends ([Owen18, experiments]).
     InverseNormal,
     /// Uniform.
     Uniform,
@@ -25,15 +25,15 @@ pub enum SizeDistribution {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpeedDistribution {
-    /// Uniform in `[0, 2 * mean_speed]` (thesis: uniform with the given average).
+    /// Uniform in `[0, 2 * mean_speed]` ([Zych16, ch. 4]: uniform with the given average).
     Uniform,
-    /// Exactly `mean_speed` (adaptive report).
+    /// Exactly `mean_speed` ([Owen18, experiments]).
     Fixed,
 }
 
 /// A scene: the objects, their sizes, shapes and motion, and the measurement lengths.
 ///
-/// Every field has a default (the thesis's standard configuration, at speeds stated in
+/// Every field has a default (the standard configuration of [Zych16, ch. 4], at speeds stated in
 /// units per second); a TOML file or command-line flags set the ones that differ.
 ///
 /// ```
@@ -70,7 +70,7 @@ pub struct Scene {
     pub mean_speed: f32,
     /// Distribution of speeds.
     pub speed_distribution: SpeedDistribution,
-    /// Velocities are re-drawn every this many steps (0: never; thesis: 10).
+    /// Velocities are re-drawn every this many steps (0: never; [Zych16, ch. 4]: 10).
     pub redraw_interval: u32,
     /// Seconds per step.
     pub time_step: f32,
@@ -81,7 +81,7 @@ pub struct Scene {
     pub gravity: f32,
     /// Number of static terrain boxes tiling the floor (0: no terrain).
     pub terrain_boxes: usize,
-    /// Spheres bounce elastically off each other (adaptive report).
+    /// Spheres bounce elastically off each other ([Owen18, experiments]).
     pub sphere_bounces: bool,
     /// Fraction of moving objects removed and re-inserted elsewhere per step.
     pub remove_rate: f32,
@@ -211,7 +211,7 @@ pub enum ShapeKind {
 }
 
 impl ShapeKind {
-    /// Every shape, in the order of the thesis.
+    /// Every shape, in the order of [Zych16, ch. 4].
     pub const ALL: [ShapeKind; 5] = [
         ShapeKind::Box,
         ShapeKind::Sphere,
@@ -425,7 +425,7 @@ impl SceneBuilder {
 
     /// Sets `field` to `value` (a TOML literal or a bare string), replacing the file's value.
     ///
-    /// `size_alpha_beta` sets both beta parameters (the thesis's size-uniformity sweep).
+    /// `size_alpha_beta` sets both beta parameters (the size-uniformity sweep of [Zych16, ch. 4]).
     pub fn set(&mut self, field: &str, value: &str) -> Result<&mut Self, SceneError> {
         let field = field.trim().replace('-', "_");
         if field == "size_alpha_beta" {

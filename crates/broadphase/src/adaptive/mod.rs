@@ -1,7 +1,7 @@
 //! A broad phase that picks among the other algorithms as the scene changes.
 //!
-//! The adaptive report (seed 004) switches by average velocity with thresholds that depend on
-//! the world; the thesis (seed 000, ch. 5) asks for a framework that picks the algorithm
+//! [Owen18, Conclusion] switches by average velocity with thresholds that depend on
+//! the world; [Zych16, ch. 5] asks for a framework that picks the algorithm
 //! itself. Here the choice is measured, not modelled: from time to time every candidate is
 //! built on the current boxes and timed on the last step's motion and churn, continued for a
 //! few steps, under the same conditions for all, the active algorithm included; one candidate
@@ -80,7 +80,7 @@ pub struct AdaptiveOptions {
     pub switch_margin: f64,
     /// Trials may take at most this fraction of the time spent in steps. In a scene that
     /// changes steadily (a growing world) rounds use all of it, so it is a floor on the
-    /// overhead there: 0.05 by default (0.1 spent most of the 15% margin issue #8 allows).
+    /// overhead there: 0.05 by default (0.1 spent most of the overhead margin the adaptive broad phase is allowed).
     pub trial_budget: f64,
     /// Candidates whose cost grows with n² (`brute-force`, `masking`) are tried only up to
     /// this many proxies.

@@ -11,7 +11,7 @@ pub(crate) const CELL_LIMIT: i64 = 1 << 60;
 
 const NONE: u32 = u32::MAX;
 
-// The slides' large primes for `(i·p1 xor j·p2 xor k·p3) mod n`; the fourth mixes in the level.
+// The large primes of [Lecture04, spatial hashing] for `(i·p1 xor j·p2 xor k·p3) mod n`; the fourth mixes in the level.
 const P1: u64 = 73_856_093;
 const P2: u64 = 19_349_663;
 const P3: u64 = 83_492_791;
@@ -103,7 +103,7 @@ pub(crate) struct CellKey {
 }
 
 impl CellKey {
-    /// The slides' spatial hash `i·p1 xor j·p2 xor k·p3` (xor the level times a fourth prime),
+    /// The spatial hash of [Lecture04, spatial hashing], `i·p1 xor j·p2 xor k·p3` (xor the level times a fourth prime),
     /// before the `mod n` (see [`CellMap`]).
     #[inline]
     fn hash(&self) -> u64 {

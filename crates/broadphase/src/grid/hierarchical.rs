@@ -48,7 +48,7 @@ const SCAN_AT_MOST: usize = 4;
 /// [`HierarchicalGrid`] for why.
 pub(crate) const HGRID_MOTION_LEVELS: i32 = 3;
 
-/// The hierarchical grid of the lecture slides: level `k` has cells of edge `2^k`, and a box
+/// The hierarchical grid of [Lecture04, hierarchical grids]: level `k` has cells of edge `2^k`, and a box
 /// goes to its *size level*, where `0.5 < largest edge / cell ≤ 1`, or to a coarser level when
 /// it moves fast (below); either way it overlaps at most 2 × 2 × 2 cells there whatever its size.
 /// All levels share one spatial hash keyed by `(level, i, j, k)`; only occupied cells exist and

@@ -12,7 +12,7 @@ pub(crate) const MASKING_MAX_BINS: usize = 64;
 /// objects are candidates when their masks share a bit on all three axes — three ANDs, no
 /// geometry — before the exact box test.
 ///
-/// The masks are rebuilt at every update, as in the report, from the current boxes: slabs cover
+/// The masks are rebuilt at every update, as in [Owen18, spatial masking], from the current boxes: slabs cover
 /// the 5th to the 95th percentile of the box centres, and their count is the extent of that range over the mean largest box edge, clamped to
 /// 1..=64. Values outside the covered range fall into the first or last slab; the slab
 /// function is monotone, so overlapping boxes always share a bit on every axis and the output
