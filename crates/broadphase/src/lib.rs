@@ -75,3 +75,13 @@ pub use tree::{BvhBroadPhase, DynamicTreeBroadPhase};
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
+
+/// The library guide's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/library.md")]
+struct LibraryGuideDoctests;
+
+/// The adaptive guide's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/adaptive.md")]
+struct AdaptiveGuideDoctests;
