@@ -14,7 +14,7 @@
 //! overlapped on the other axes).
 
 use crate::backend::{PairSet, ProxyStore, ProxyTable};
-use crate::prune::{complete_pairs_with, PruneOptions, PruneScratch};
+use crate::prune::PruneScratch;
 use crate::util::MoveBuffer;
 use crate::Candidate;
 use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
@@ -185,18 +185,6 @@ impl SweepAndPrune {
         self.rebuilds
     }
 
-    /// Swaps beyond which insertion sort costs more than sorting every axis again: about
-    /// the comparisons of sorting the 2n endpoints of each of the three axes.
-    fn swap_budget(&self) -> usize {
-        let endpoints = 2 * self.store.proxies.len().max(1);
-        let budget = 3 * endpoints * (usize::BITS - endpoints.leading_zeros()) as usize;
-        if cfg!(fuzzing) {
-            budget / 64 // small inputs reach the rebuild too
-        } else {
-            budget.max(256)
-        }
-    }
-
     fn grow_slots(&mut self) {
         let n = self.store.proxies.slot_count();
         if self.positions.len() < n {
@@ -346,86 +334,6 @@ impl SweepAndPrune {
         endpoints[at] = moving;
         self.positions[slot][axis * 2 + moving.is_max() as usize] = at as u32;
         self.swaps += at - start;
-    }
-
-    /// The swaps insertion sort would make for the moved boxes, estimated from up to
-    /// [`SWAP_SAMPLES`] of them spread evenly over the move buffer: for each, how many
-    /// positions its minimum on x moves (a binary search of the new value in the sorted
-    /// array), times the six endpoints of a box. O(samples × log n).
-    fn estimated_swaps(&self) -> usize {
-        let moved = self.moved.len();
-        let samples = moved.min(SWAP_SAMPLES);
-        let stride = moved / samples.max(1);
-        let x = &self.axes[0];
-        let mut displaced = 0usize;
-        for k in 0..samples {
-            let slot = self.moved.slot(k * stride);
-            if !self.store.proxies.is_live(slot) || !self.in_arrays[slot] {
-                continue;
-            }
-            let new_min = self.store.proxies.aabb(slot).min().x + 0.0;
-            let rank = x.partition_point(|e| e.value < new_min);
-            displaced += rank.abs_diff(self.positions[slot][0] as usize);
-        }
-        displaced * 6 * moved / samples.max(1)
-    }
-
-    /// Gives up insertion sort for this update: every endpoint in the arrays takes its box's
-    /// current value, each axis is sorted again, and the pairs of the boxes in the arrays are
-    /// recomputed whole by one-shot box pruning. Pairs the interrupted sort added overlap
-    /// (the boxes had their final values), so the recomputation marks them again. Proxies
-    /// inserted this update are not in the arrays yet: `insert_new` adds them after.
-    fn rebuild(&mut self) {
-        self.rebuilds += 1;
-        let proxies = &self.store.proxies;
-        for (axis, endpoints) in self.axes.iter_mut().enumerate() {
-            let last = endpoints.len() - 1;
-            for e in &mut endpoints[1..last] {
-                let b = proxies.aabb(e.slot());
-                let value = if e.is_max() { b.max() } else { b.min() };
-                e.value = value[axis] + 0.0;
-            }
-            // Ties are broken by the slot so that the order depends only on the boxes.
-            endpoints[1..last].sort_unstable_by(|a, b| {
-                a.value
-                    .total_cmp(&b.value)
-                    .then((a.data & 1).cmp(&(b.data & 1)))
-                    .then(a.data.cmp(&b.data))
-            });
-        }
-        self.reindex();
-
-        let proxies = &self.store.proxies;
-        self.rebuild_boxes.clear();
-        self.rebuild_slots.clear();
-        for slot in proxies.live_slots() {
-            if self.in_arrays[slot] {
-                self.rebuild_boxes.push(*proxies.aabb(slot));
-                self.rebuild_slots.push(slot as u32);
-            }
-        }
-        // Fewer boxes than u32::MAX (the table hands out u32 slots) and default options:
-        // cannot fail.
-        let pruned = complete_pairs_with(
-            &self.rebuild_boxes,
-            &PruneOptions::default(),
-            &mut self.prune,
-            &mut self.found,
-        );
-        debug_assert!(pruned.is_ok());
-        let (proxies, pairs) = self.store.split_mut();
-        pairs.begin_full();
-        for &(i, j) in &self.found {
-            let (a, b) = (
-                self.rebuild_slots[i as usize],
-                self.rebuild_slots[j as usize],
-            );
-            if proxies.can_pair(a as usize, b as usize) {
-                pairs.mark(a, b);
-            }
-        }
-        pairs.end_full();
-        self.moved.clear();
     }
 
     /// Merges the endpoints of the proxies inserted since the last update into the arrays
@@ -619,102 +527,6 @@ impl Candidate for SweepAndPrune {
     }
 }
 
+mod rebuild;
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_support::{assert_matches_brute_force, boxed};
-    use crate::util::SplitMix64;
-    use crate::BruteForce;
-    use std::collections::BTreeSet;
-
-    fn pair_set(bp: &dyn BroadPhase) -> BTreeSet<(u32, u32)> {
-        let mut pairs = Vec::new();
-        bp.pairs(&mut pairs);
-        pairs
-            .iter()
-            .map(|p| {
-                let (a, b) = (p.a.index(), p.b.index());
-                (a.min(b), a.max(b))
-            })
-            .collect()
-    }
-
-    type SlotPairs = BTreeSet<(u32, u32)>;
-
-    /// Begun and ended pairs as sets of slot pairs.
-    fn events_set(events: &PairEvents) -> (SlotPairs, SlotPairs) {
-        let key = |p: &crate::Pair| {
-            let (a, b) = (p.a.index(), p.b.index());
-            (a.min(b), a.max(b))
-        };
-        (
-            events.begun.iter().map(key).collect(),
-            events.ended.iter().map(key).collect(),
-        )
-    }
-
-    /// Moves every box by `step(rng, i)` each update and checks pairs and events against
-    /// brute force; returns the rebuild count.
-    fn run(n: usize, steps: usize, teleport: bool) -> u64 {
-        let mut rng = SplitMix64::new(7);
-        let side = 60.0;
-        let mut sap = SweepAndPrune::new();
-        let mut model = BruteForce::new();
-        let place = |rng: &mut SplitMix64| {
-            let x = [
-                rng.range(0.0, side),
-                rng.range(0.0, side),
-                rng.range(0.0, side),
-            ];
-            boxed(x, [x[0] + 1.5, x[1] + 1.5, x[2] + 1.5])
-        };
-        let mut ids = Vec::new();
-        for _ in 0..n {
-            let b = place(&mut rng);
-            let kind = ProxyKind::Dynamic;
-            let a = sap.insert(b, kind, CollisionFilter::ALL).unwrap();
-            let m = model.insert(b, kind, CollisionFilter::ALL).unwrap();
-            assert_eq!(a, m);
-            ids.push(a);
-        }
-        let (mut e1, mut e2) = (PairEvents::new(), PairEvents::new());
-        sap.update(&mut e1);
-        model.update(&mut e2);
-        for _ in 0..steps {
-            for &id in &ids {
-                let b = if teleport {
-                    place(&mut rng)
-                } else {
-                    let old = sap.aabb(id).unwrap();
-                    let d = glam::Vec3::new(rng.range(-0.02, 0.02), rng.range(-0.02, 0.02), 0.0);
-                    Aabb::new(old.min() + d, old.max() + d).unwrap()
-                };
-                sap.set_aabb(id, b).unwrap();
-                model.set_aabb(id, b).unwrap();
-            }
-            sap.update(&mut e1);
-            model.update(&mut e2);
-            assert_eq!(pair_set(&sap), pair_set(&model));
-            assert_eq!(events_set(&e1), events_set(&e2));
-        }
-        sap.full_rebuilds()
-    }
-
-    #[test]
-    fn teleports_fall_back_to_a_full_rebuild_and_stay_exact() {
-        assert!(
-            run(3000, 4, true) >= 3,
-            "every teleport step should rebuild"
-        );
-    }
-
-    #[test]
-    fn coherent_motion_keeps_insertion_sort() {
-        assert_eq!(run(3000, 4, false), 0);
-    }
-
-    #[test]
-    fn matches_brute_force_on_every_scenario() {
-        assert_matches_brute_force(&|| Box::new(SweepAndPrune::new()), 300, 30, 17);
-    }
-}
+mod tests;
