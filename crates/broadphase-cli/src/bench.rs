@@ -1,13 +1,14 @@
 //! `broadphase bench`: every algorithm on the same moving scene, timed per step.
 
-use crate::quantity;
 use std::process::ExitCode;
 
+use broadphase_sim::Scene;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::measure::{measure, Measurement};
+use crate::quantity;
 use crate::scene_args::SceneArgs;
 
 /// Output format.
@@ -152,59 +153,20 @@ impl From<&Measurement> for BenchRow {
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    let config = args
-        .config
-        .as_deref()
-        .map(crate::config::AlgorithmConfig::load)
-        .transpose()?;
-    let names = match (&config, &args.algorithms) {
-        (Some(c), None) => vec![c.algorithm.clone()],
-        (Some(c), Some(_)) => {
-            let mut names = crate::parse_algorithms(&args.algorithms)?;
-            if !names.contains(&c.algorithm) {
-                names.insert(0, c.algorithm.clone());
-            }
-            names
-        }
-        (None, _) => crate::parse_algorithms(&args.algorithms)?,
-    };
     if args.max_step_ms.is_nan() || args.max_step_ms <= 0.0 {
         anyhow::bail!("--max-step-ms must be positive");
     }
     if args.rounds == 0 {
         anyhow::bail!("--rounds must be at least 1");
     }
-    let mut options = broadphase::AlgorithmOptions::default();
-    options.bvh.build = args.bvh_build;
-    options.bvh.descend = args.bvh_descend;
-    if let Some(margin) = args.tree_margin {
-        options.dynamic_tree.margin = margin;
-    }
-    if let Some(c) = &config {
-        options = c.options()?;
-    }
-    if !args.adaptive_candidates.is_empty() {
-        for name in &args.adaptive_candidates {
-            if !broadphase::ALGORITHMS.contains(&name.as_str()) {
-                anyhow::bail!(
-                    "--adaptive-candidates: unknown algorithm '{name}' (known: {})",
-                    broadphase::ALGORITHMS.join(", ")
-                );
-            }
-        }
-        options.adaptive.candidates = args.adaptive_candidates.clone();
-    }
-    let builder = args.scene.builder(INTERACTIVE_DEFAULTS)?;
-    let mut scenes = Vec::new();
-    if args.objects.is_empty() {
-        scenes.push(builder.build()?);
-    }
-    for &objects in &args.objects {
-        let mut b = builder.clone();
-        b.set("objects", &objects.to_string())
-            .map_err(|e| anyhow::anyhow!("--objects: {e}"))?;
-        scenes.push(b.build().map_err(|e| anyhow::anyhow!("--objects: {e}"))?);
-    }
+    let config = args
+        .config
+        .as_deref()
+        .map(crate::config::AlgorithmConfig::load)
+        .transpose()?;
+    let names = algorithm_names(args, config.as_ref())?;
+    let options = algorithm_options(args, config.as_ref())?;
+    let scenes = scenes(args)?;
     let total_steps: u64 = scenes
         .iter()
         .map(|s| (args.rounds * names.len() * (s.steps + s.warmup)) as u64)
@@ -217,69 +179,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let mut rows = Vec::new();
     let mut disagreements = Vec::new();
     for scene in &scenes {
-        let mut reference: Option<Measurement> = None;
-        let mut rounds: Vec<Vec<Measurement>> = vec![Vec::new(); names.len()];
-        for name in (0..args.rounds).flat_map(|_| names.iter()) {
-            progress.set_message(format!("{name} {}", scene.objects));
-            let m = measure(
-                name,
-                &options,
-                scene,
-                args.queries,
-                args.max_step_ms,
-                &progress,
-            )?;
-            if let Some((step, ms)) = m.stopped {
-                progress.suspend(|| {
-                    eprintln!(
-                        "{name} {}: stopped at measured step {step}: it took {ms:.0} ms (--max-step-ms {})",
-                        scene.objects, args.max_step_ms
-                    )
-                });
-            }
-            if let (true, Some(overhead)) = (args.verbose, m.choice_overhead) {
-                let (choosing, updating) = (overhead.choosing_seconds, overhead.updating_seconds);
-                progress.suspend(|| {
-                    eprintln!(
-                        "{name} {}: choosing took {:.1} ms, updates {:.1} ms ({} switches)",
-                        m.objects,
-                        choosing * 1e3,
-                        updating * 1e3,
-                        m.switches.len()
-                    )
-                });
-            }
-            if args.verbose {
-                for switch in &m.switches {
-                    progress.suspend(|| {
-                        eprintln!(
-                            "{name} {}: step {}: {} -> {}: {}",
-                            m.objects, switch.step, switch.from, switch.to, switch.reason
-                        )
-                    });
-                }
-            }
-            let common = m.pair_counts.len().min(
-                reference
-                    .as_ref()
-                    .map_or(usize::MAX, |r| r.pair_counts.len()),
-            );
-            match &reference {
-                Some(r) if r.pair_counts[..common] != m.pair_counts[..common] => disagreements
-                    .push(format!(
-                        "{} and {} report different pair counts at {} objects",
-                        r.algorithm, m.algorithm, scene.objects
-                    )),
-                Some(_) => {}
-                None if m.stopped.is_none() => reference = Some(m.clone()),
-                None => {}
-            }
-            let k = names.iter().position(|n| n == name).expect("listed");
-            rounds[k].push(m);
-        }
-        for mut measured in rounds {
-            rows.push(median_row(&mut measured));
-        }
+        let rounds = measure_rounds(args, &names, &options, scene, &progress, &mut disagreements)?;
+        rows.extend(
+            rounds
+                .into_iter()
+                .map(|mut measured| median_row(&mut measured)),
+        );
     }
     progress.finish_and_clear();
     match args.format {
@@ -297,6 +202,157 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The algorithms to run, each once, in the order given: `--algorithms` (default all), with a
+/// configuration's algorithm first when `--config` is given.
+fn algorithm_names(
+    args: &BenchArgs,
+    config: Option<&crate::config::AlgorithmConfig>,
+) -> anyhow::Result<Vec<String>> {
+    let mut names = match (config, &args.algorithms) {
+        (Some(c), None) => vec![c.algorithm.clone()],
+        (Some(c), Some(_)) => {
+            let mut names = crate::parse_algorithms(&args.algorithms)?;
+            names.insert(0, c.algorithm.clone());
+            names
+        }
+        (None, _) => crate::parse_algorithms(&args.algorithms)?,
+    };
+    // A name given twice is measured once.
+    let mut seen = Vec::new();
+    names.retain(|n| {
+        let first = !seen.contains(n);
+        seen.push(n.clone());
+        first
+    });
+    Ok(names)
+}
+
+/// The library options: from `--config`, or from the flags.
+fn algorithm_options(
+    args: &BenchArgs,
+    config: Option<&crate::config::AlgorithmConfig>,
+) -> anyhow::Result<broadphase::AlgorithmOptions> {
+    let mut options = match config {
+        Some(c) => c.options()?,
+        None => {
+            let mut options = broadphase::AlgorithmOptions::default();
+            options.bvh.build = args.bvh_build;
+            options.bvh.descend = args.bvh_descend;
+            if let Some(margin) = args.tree_margin {
+                options.dynamic_tree.margin = margin;
+            }
+            options
+        }
+    };
+    if !args.adaptive_candidates.is_empty() {
+        for name in &args.adaptive_candidates {
+            if !broadphase::ALGORITHMS.contains(&name.as_str()) {
+                anyhow::bail!(
+                    "--adaptive-candidates: unknown algorithm '{name}' (known: {})",
+                    broadphase::ALGORITHMS.join(", ")
+                );
+            }
+        }
+        options.adaptive.candidates = args.adaptive_candidates.clone();
+    }
+    Ok(options)
+}
+
+/// The scene, once per `--objects` value.
+fn scenes(args: &BenchArgs) -> anyhow::Result<Vec<Scene>> {
+    let builder = args.scene.builder(INTERACTIVE_DEFAULTS)?;
+    if args.objects.is_empty() {
+        return Ok(vec![builder.build()?]);
+    }
+    let mut scenes = Vec::new();
+    for &objects in &args.objects {
+        let mut b = builder.clone();
+        b.set("objects", &objects.to_string())
+            .map_err(|e| anyhow::anyhow!("--objects: {e}"))?;
+        scenes.push(b.build().map_err(|e| anyhow::anyhow!("--objects: {e}"))?);
+    }
+    Ok(scenes)
+}
+
+/// Every algorithm on `scene`, `--rounds` times in rotation: the measurements by algorithm.
+/// Notes in `disagreements` any algorithm whose pair counts differ from the first one's.
+fn measure_rounds(
+    args: &BenchArgs,
+    names: &[String],
+    options: &broadphase::AlgorithmOptions,
+    scene: &Scene,
+    progress: &ProgressBar,
+    disagreements: &mut Vec<String>,
+) -> anyhow::Result<Vec<Vec<Measurement>>> {
+    let mut reference: Option<Measurement> = None;
+    let mut rounds: Vec<Vec<Measurement>> = vec![Vec::new(); names.len()];
+    for _ in 0..args.rounds {
+        for (k, name) in names.iter().enumerate() {
+            progress.set_message(format!("{name} {}", scene.objects));
+            let m = measure(
+                name,
+                options,
+                scene,
+                args.queries,
+                args.max_step_ms,
+                progress,
+            )?;
+            report_measurement(args, name, &m, progress);
+            let common = m.pair_counts.len().min(
+                reference
+                    .as_ref()
+                    .map_or(usize::MAX, |r| r.pair_counts.len()),
+            );
+            match &reference {
+                Some(r) if r.pair_counts[..common] != m.pair_counts[..common] => disagreements
+                    .push(format!(
+                        "{} and {} report different pair counts at {} objects",
+                        r.algorithm, m.algorithm, scene.objects
+                    )),
+                Some(_) => {}
+                None if m.stopped.is_none() => reference = Some(m.clone()),
+                None => {}
+            }
+            rounds[k].push(m);
+        }
+    }
+    Ok(rounds)
+}
+
+/// On stderr: where a run stopped, and with `--verbose` what `adaptive` chose and why.
+fn report_measurement(args: &BenchArgs, name: &str, m: &Measurement, progress: &ProgressBar) {
+    if let Some((step, ms)) = m.stopped {
+        progress.suspend(|| {
+            eprintln!(
+                "{name} {}: stopped at measured step {step}: it took {ms:.0} ms (--max-step-ms {})",
+                m.objects, args.max_step_ms
+            )
+        });
+    }
+    if !args.verbose {
+        return;
+    }
+    if let Some(overhead) = m.choice_overhead {
+        progress.suspend(|| {
+            eprintln!(
+                "{name} {}: choosing took {:.1} ms, updates {:.1} ms ({} switches)",
+                m.objects,
+                overhead.choosing_seconds * 1e3,
+                overhead.updating_seconds * 1e3,
+                m.switches.len()
+            )
+        });
+    }
+    for switch in &m.switches {
+        progress.suspend(|| {
+            eprintln!(
+                "{name} {}: step {}: {} -> {}: {}",
+                m.objects, switch.step, switch.from, switch.to, switch.reason
+            )
+        });
+    }
 }
 
 /// The row of an algorithm's rounds (at least one): its round with the median whole time,
@@ -346,7 +402,7 @@ fn best_total(rows: &[BenchRow], objects: usize) -> f64 {
 fn print_table(rows: &[BenchRow]) {
     let with_queries = rows.iter().any(|r| r.query_ms_median.is_some());
     print!(
-        "{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>8}",
+        "{:<16} {:>8} {:>12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>8}",
         "algorithm",
         "objects",
         quantity::SET_AABBS.header,
@@ -371,7 +427,7 @@ fn print_table(rows: &[BenchRow]) {
     for row in rows {
         if unmeasured(row) {
             println!(
-                "{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>8.0}  (stopped at step 0)",
+                "{:<16} {:>8} {:>12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>8.0}  (stopped at step 0)",
                 row.algorithm, row.objects, "-", "-", "-", "-", "-", "-", "-", "-", "-",
                 row.bytes_per_proxy
             );
@@ -379,7 +435,7 @@ fn print_table(rows: &[BenchRow]) {
         }
         let best = best_total(rows, row.objects);
         print!(
-            "{:<16} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7.2} {:>9.1} {:>9.1} {:>8.0}",
+            "{:<16} {:>8} {:>12.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7.2} {:>9.1} {:>9.1} {:>8.0}",
             row.algorithm,
             row.objects,
             row.set_aabbs_ms_median,

@@ -117,31 +117,10 @@ pub fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--budget must be a positive number of seconds");
     }
     crate::output::check_writable_file(&args.out)?;
+    let started = Instant::now();
     let scene = args.scene.builder(&[])?.build()?;
     let configs = configurations(&scene);
-    let hidden = ProgressBar::hidden();
-
-    // A probe: the scene at a small scale with the all-rounder, timed with the simulation,
-    // to pick the scale that fits every configuration in the budget.
-    let started = Instant::now();
-    let probe_scale = 0.05;
-    let probe = shortened(&scene, probe_scale);
-    let probe_start = Instant::now();
-    let probed = measure(
-        "sort-and-sweep",
-        &Default::default(),
-        &probe,
-        0,
-        f64::INFINITY,
-        &hidden,
-    )?;
-    let probe_seconds = probe_start.elapsed().as_secs_f64();
-    let per_config =
-        (args.budget - started.elapsed().as_secs_f64()).max(0.0) / configs.len() as f64;
-    // The all-rounder should take a third of a configuration's share: slower ones get
-    // their share and are stopped at its end (they lose to any that finished).
-    let scale = (probe_scale * per_config / (3.0 * probe_seconds.max(1e-6))).clamp(0.0, 1.0);
-    let trial_scene = shortened(&scene, scale);
+    let (trial_scene, probe_median) = trial_scene(args, &scene, configs.len(), started)?;
     eprintln!(
         "recommend: {} configurations, {} steps each ({} warm-up), budget {:.0} s",
         configs.len(),
@@ -149,9 +128,68 @@ pub fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
         trial_scene.warmup,
         args.budget
     );
+    let mut trials = run_trials(args, configs, &trial_scene, probe_median, started)?;
+    // Ranked by the mean step (the scene's total time), ties by name: deterministic order.
+    trials.sort_by(|a, b| {
+        a.mean_ms
+            .total_cmp(&b.mean_ms)
+            .then_with(|| a.configuration.cmp(&b.configuration))
+    });
+    let winner = trials
+        .first()
+        .filter(|t| t.note.is_none())
+        .ok_or_else(|| anyhow::anyhow!("no configuration finished its trial"))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&trials)?);
+    } else {
+        print_table(&trials);
+    }
+    print_recommendation(&trials, winner);
+    write_recommendation(args, winner)?;
+    Ok(ExitCode::SUCCESS)
+}
 
+/// The scene shortened so that every configuration fits the budget, found by a probe: the
+/// scene at a small scale with the all-rounder, timed with the simulation. Also the probe's
+/// median step, the first "best so far".
+fn trial_scene(
+    args: &RecommendArgs,
+    scene: &Scene,
+    configurations: usize,
+    started: Instant,
+) -> anyhow::Result<(Scene, f64)> {
+    let probe_scale = 0.05;
+    let probe = shortened(scene, probe_scale);
+    let probe_start = Instant::now();
+    let probed = measure(
+        "sort-and-sweep",
+        &Default::default(),
+        &probe,
+        0,
+        f64::INFINITY,
+        &ProgressBar::hidden(),
+    )?;
+    let probe_seconds = probe_start.elapsed().as_secs_f64();
+    let per_config =
+        (args.budget - started.elapsed().as_secs_f64()).max(0.0) / configurations as f64;
+    // The all-rounder should take a third of a configuration's share: slower ones get
+    // their share and are stopped at its end (they lose to any that finished).
+    let scale = (probe_scale * per_config / (3.0 * probe_seconds.max(1e-6))).clamp(0.0, 1.0);
+    Ok((shortened(scene, scale), probed.total.median))
+}
+
+/// Times every configuration on `trial_scene`, each within its share of what is left of the
+/// budget; one ten times slower than the best so far is stopped early.
+fn run_trials(
+    args: &RecommendArgs,
+    configs: Vec<AlgorithmConfig>,
+    trial_scene: &Scene,
+    probe_median: f64,
+    started: Instant,
+) -> anyhow::Result<Vec<Trial>> {
+    let hidden = ProgressBar::hidden();
     let mut trials: Vec<Trial> = Vec::new();
-    let mut best_median = probed.total.median;
+    let mut best_median = probe_median;
     let count = configs.len();
     for (k, config) in configs.into_iter().enumerate() {
         let label = config.label();
@@ -170,13 +208,12 @@ pub fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         let options = config.options()?;
-        // A configuration ten times slower than the best so far cannot win: stop it early.
         let limit = 10.0 * best_median + 5.0;
         let share = std::time::Duration::from_secs_f64(left / (count - k) as f64);
         let m = measure_until(
             &config.algorithm,
             &options,
-            &trial_scene,
+            trial_scene,
             0,
             limit,
             Some(Instant::now() + share),
@@ -206,21 +243,11 @@ pub fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
             note,
         });
     }
-    // Ranked by the mean step (the scene's total time), ties by name: deterministic order.
-    trials.sort_by(|a, b| {
-        a.mean_ms
-            .total_cmp(&b.mean_ms)
-            .then_with(|| a.configuration.cmp(&b.configuration))
-    });
-    let winner = trials
-        .first()
-        .filter(|t| t.note.is_none())
-        .ok_or_else(|| anyhow::anyhow!("no configuration finished its trial"))?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&trials)?);
-    } else {
-        print_table(&trials);
-    }
+    Ok(trials)
+}
+
+/// The one-line recommendation, beside the all-rounder and the runner-up.
+fn print_recommendation(trials: &[Trial], winner: &Trial) {
     let default = trials
         .iter()
         .find(|t| t.configuration == "sort-and-sweep" && t.note.is_none());
@@ -246,6 +273,10 @@ pub fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
         "\nrecommendation: {} — {:.3} ms per step on average, p95 {:.3} ms{versus}{runner_up}",
         winner.configuration, winner.mean_ms, winner.p95_ms
     );
+}
+
+/// Writes the winner to `--out` with how it was found in its header comments.
+fn write_recommendation(args: &RecommendArgs, winner: &Trial) -> anyhow::Result<()> {
     let source = args
         .scene
         .scene
@@ -261,7 +292,7 @@ pub fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
     ];
     crate::output::write_atomically(&args.out, winner.config.to_file_text(&header).as_bytes())?;
     println!("wrote {}", args.out.display());
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn print_table(trials: &[Trial]) {

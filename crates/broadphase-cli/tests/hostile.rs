@@ -384,3 +384,32 @@ fn read_only_output_directory_is_rejected_before_running() {
     fs::set_permissions(&out, fs::Permissions::from_mode(0o755)).unwrap();
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_algorithm_named_twice_is_measured_once() {
+    let (code, stdout, stderr) = broadphase(&[
+        "bench",
+        "--algorithms",
+        "sap,sap,brute-force,sap",
+        "--objects",
+        "60",
+        "--warmup",
+        "1",
+        "--steps",
+        "2",
+        "--rounds",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let names: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["algorithm"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["sap", "brute-force"]);
+}
