@@ -1,8 +1,7 @@
 //! Brute force: every pair tested at every update. The oracle of every test.
 
-use crate::backend::{PairSet, ProxyStore, ProxyTable};
-use crate::Candidate;
-use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
+use crate::backend::ProxyStore;
+use crate::{Aabb, BroadPhase, PairEvents, ProxyKind};
 
 /// Tests all pairs of proxies at each update.
 ///
@@ -53,17 +52,7 @@ impl BroadPhase for BruteForce {
         "brute-force"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        self.store.insert(aabb, kind, filter)
-    }
-
-    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        self.store.set_aabb(id, aabb).map(|_| ())
-    }
-
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.store.remove(id).map(|_| ())
-    }
+    crate::backend::store_edits!(store);
 
     fn update(&mut self, events: &mut PairEvents) {
         let proxies = &self.store.proxies;
@@ -105,13 +94,7 @@ impl BroadPhase for BruteForce {
         self.store.clear();
     }
 
-    fn proxies(&self) -> &ProxyTable {
-        self.store.proxies()
-    }
-
-    fn pair_set(&self) -> &PairSet {
-        self.store.pair_set()
-    }
+    crate::backend::store_accessors!(store);
 
     fn memory_bytes(&self) -> usize {
         self.store.memory_bytes()
@@ -120,8 +103,4 @@ impl BroadPhase for BruteForce {
             + self.boxes.capacity() * std::mem::size_of::<Aabb>()
     }
 }
-impl Candidate for BruteForce {
-    fn store_mut(&mut self) -> &mut ProxyStore {
-        &mut self.store
-    }
-}
+crate::backend::impl_candidate!(BruteForce, store);

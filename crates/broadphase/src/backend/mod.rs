@@ -16,3 +16,4 @@ pub use pair_set::{key_indices, pair_key, PairSet};
 pub use pair_tracker::PairTracker;
 pub use proxy::ProxyTable;
 pub use store::ProxyStore;
+pub(crate) use store::{impl_candidate, store_accessors, store_edits, store_moved_edits};

@@ -156,3 +156,86 @@ impl ProxyStore {
         self.proxies.memory_bytes() + self.pairs.memory_bytes()
     }
 }
+
+/// Inside an `impl BroadPhase` block: the two accessors that read the algorithm's embedded
+/// [`ProxyStore`], named by its field path (`store_accessors!(store)`).
+macro_rules! store_accessors {
+    ($($field:ident).+) => {
+        fn proxies(&self) -> &$crate::backend::ProxyTable {
+            self.$($field).+.proxies()
+        }
+
+        fn pair_set(&self) -> &$crate::backend::PairSet {
+            self.$($field).+.pair_set()
+        }
+    };
+}
+pub(crate) use store_accessors;
+
+/// Inside an `impl BroadPhase` block of an algorithm that recomputes its pairs from the store
+/// at every update and so keeps no bookkeeping of moves: `insert`, `set_aabb` and `remove`
+/// forwarded to the embedded store, named by its field path (`store_edits!(store)`).
+macro_rules! store_edits {
+    ($($field:ident).+) => {
+        fn insert(
+            &mut self,
+            aabb: $crate::Aabb,
+            kind: $crate::ProxyKind,
+            filter: $crate::CollisionFilter,
+        ) -> $crate::Result<$crate::ProxyId> {
+            self.$($field).+.insert(aabb, kind, filter)
+        }
+
+        fn set_aabb(&mut self, id: $crate::ProxyId, aabb: $crate::Aabb) -> $crate::Result<()> {
+            self.$($field).+.set_aabb(id, aabb).map(|_| ())
+        }
+
+        fn remove(&mut self, id: $crate::ProxyId) -> $crate::Result<()> {
+            self.$($field).+.remove(id).map(|_| ())
+        }
+    };
+}
+pub(crate) use store_edits;
+
+/// Inside an `impl BroadPhase` block of an algorithm that re-places the proxies listed in a
+/// move buffer at its next update: `insert` (listing the new slot, then `grow_slots()` to
+/// size the algorithm's per-slot arrays), `set_aabb` (listing the slot) and `remove`
+/// forwarded to the store (`store_moved_edits!(store, moved)`).
+macro_rules! store_moved_edits {
+    ($store:ident, $moved:ident) => {
+        fn insert(
+            &mut self,
+            aabb: $crate::Aabb,
+            kind: $crate::ProxyKind,
+            filter: $crate::CollisionFilter,
+        ) -> $crate::Result<$crate::ProxyId> {
+            let id = self
+                .$store
+                .insert_moved(aabb, kind, filter, &mut self.$moved)?;
+            self.grow_slots();
+            Ok(id)
+        }
+
+        fn set_aabb(&mut self, id: $crate::ProxyId, aabb: $crate::Aabb) -> $crate::Result<()> {
+            self.$store.set_aabb_moved(id, aabb, &mut self.$moved)
+        }
+
+        fn remove(&mut self, id: $crate::ProxyId) -> $crate::Result<()> {
+            self.$store.remove(id).map(|_| ())
+        }
+    };
+}
+pub(crate) use store_moved_edits;
+
+/// Makes an algorithm a candidate of [`crate::Adaptive`] through its embedded store, named by
+/// its field path (`impl_candidate!(SortAndSweep, store)`).
+macro_rules! impl_candidate {
+    ($algorithm:ty, $($field:ident).+) => {
+        impl $crate::Candidate for $algorithm {
+            fn store_mut(&mut self) -> &mut $crate::backend::ProxyStore {
+                &mut self.$($field).+
+            }
+        }
+    };
+}
+pub(crate) use impl_candidate;

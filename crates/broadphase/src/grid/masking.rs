@@ -1,8 +1,7 @@
 //! Spatial masking: per-axis bitmasks of grid cells, compared a word at a time.
 
-use crate::backend::{PairSet, ProxyStore, ProxyTable};
-use crate::Candidate;
-use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
+use crate::backend::ProxyStore;
+use crate::{Aabb, BroadPhase, PairEvents, ProxyKind};
 
 /// Most bins per axis: one 64-bit word per axis and object.
 pub(crate) const MASKING_MAX_BINS: usize = 64;
@@ -135,17 +134,7 @@ impl BroadPhase for SpatialMasking {
         "masking"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        self.store.insert(aabb, kind, filter)
-    }
-
-    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        self.store.set_aabb(id, aabb).map(|_| ())
-    }
-
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.store.remove(id).map(|_| ())
-    }
+    crate::backend::store_edits!(store);
 
     fn update(&mut self, events: &mut PairEvents) {
         self.slots.clear();
@@ -205,13 +194,7 @@ impl BroadPhase for SpatialMasking {
         self.store.clear();
     }
 
-    fn proxies(&self) -> &ProxyTable {
-        self.store.proxies()
-    }
-
-    fn pair_set(&self) -> &PairSet {
-        self.store.pair_set()
-    }
+    crate::backend::store_accessors!(store);
 
     fn memory_bytes(&self) -> usize {
         self.store.memory_bytes()
@@ -222,19 +205,13 @@ impl BroadPhase for SpatialMasking {
     }
 }
 
-impl Candidate for SpatialMasking {
-    fn store_mut(&mut self) -> &mut ProxyStore {
-        &mut self.store
-    }
-}
+crate::backend::impl_candidate!(SpatialMasking, store);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn boxed(min: [f32; 3], max: [f32; 3]) -> Aabb {
-        Aabb::from_arrays(min, max).unwrap()
-    }
+    use crate::test_support::boxed;
+    use crate::CollisionFilter;
 
     #[test]
     fn masks_cover_the_overlapped_slabs() {

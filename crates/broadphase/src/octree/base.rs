@@ -159,13 +159,7 @@ macro_rules! octree_broad_phase {
                 self.base.clear();
             }
 
-            fn proxies(&self) -> &$crate::backend::ProxyTable {
-                self.base.store.proxies()
-            }
-
-            fn pair_set(&self) -> &$crate::backend::PairSet {
-                self.base.store.pair_set()
-            }
+            $crate::backend::store_accessors!(base.store);
 
             fn memory_bytes(&self) -> usize {
                 self.base.memory_bytes()
@@ -194,11 +188,7 @@ macro_rules! octree_broad_phase {
             }
         }
 
-        impl $crate::Candidate for $octree {
-            fn store_mut(&mut self) -> &mut $crate::backend::ProxyStore {
-                &mut self.base.store
-            }
-        }
+        $crate::backend::impl_candidate!($octree, base.store);
     };
 }
 

@@ -2,10 +2,9 @@
 //! pruning kernel ([`crate::prune::complete_pairs_with`]) on all live boxes, then diffs the result
 //! with the previous pair set.
 
-use crate::backend::{PairSet, ProxyStore, ProxyTable};
+use crate::backend::ProxyStore;
 use crate::prune::{complete_pairs_with, PruneOptions, PruneScratch};
-use crate::Candidate;
-use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result, Vec3};
+use crate::{Aabb, BroadPhase, PairEvents, Vec3};
 
 /// Sort and sweep: every update sorts all boxes on the axis of largest variance of their
 /// centres and sweeps them ([Ericson05, sec. 7.5], via [Zych16, ch. 2.3.1]).
@@ -119,17 +118,7 @@ impl BroadPhase for SortAndSweep {
         "sort-and-sweep"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        self.store.insert(aabb, kind, filter)
-    }
-
-    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        self.store.set_aabb(id, aabb).map(|_| ())
-    }
-
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.store.remove(id).map(|_| ())
-    }
+    crate::backend::store_edits!(store);
 
     fn update(&mut self, events: &mut PairEvents) {
         // The spread of the centres changes slowly: re-measure it every AXIS_PERIOD updates,
@@ -178,13 +167,7 @@ impl BroadPhase for SortAndSweep {
         self.axis_age = 0;
     }
 
-    fn proxies(&self) -> &ProxyTable {
-        self.store.proxies()
-    }
-
-    fn pair_set(&self) -> &PairSet {
-        self.store.pair_set()
-    }
+    crate::backend::store_accessors!(store);
 
     fn memory_bytes(&self) -> usize {
         self.store.memory_bytes()
@@ -194,11 +177,7 @@ impl BroadPhase for SortAndSweep {
     }
 }
 
-impl Candidate for SortAndSweep {
-    fn store_mut(&mut self) -> &mut ProxyStore {
-        &mut self.store
-    }
-}
+crate::backend::impl_candidate!(SortAndSweep, store);
 
 #[cfg(test)]
 mod tests {

@@ -3,12 +3,11 @@
 
 use std::ops::ControlFlow;
 
-use crate::backend::{PairSet, ProxyStore, ProxyTable};
+use crate::backend::ProxyStore;
 use crate::query::is_closer;
 use crate::tree::bvh::{Bvh, BvhBuild, DescendRule};
 use crate::tree::dynamic::RayVisit;
 use crate::tree::TraversalStack;
-use crate::Candidate;
 use crate::{
     Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Ray, RayHit, Result,
 };
@@ -306,13 +305,7 @@ impl BroadPhase for BvhBroadPhase {
         self.built_area = 0.0;
     }
 
-    fn proxies(&self) -> &ProxyTable {
-        self.store.proxies()
-    }
-
-    fn pair_set(&self) -> &PairSet {
-        self.store.pair_set()
-    }
+    crate::backend::store_accessors!(store);
 
     fn memory_bytes(&self) -> usize {
         self.store.memory_bytes()
@@ -420,8 +413,4 @@ impl BroadPhase for BvhBroadPhase {
         best
     }
 }
-impl Candidate for BvhBroadPhase {
-    fn store_mut(&mut self) -> &mut ProxyStore {
-        &mut self.store
-    }
-}
+crate::backend::impl_candidate!(BvhBroadPhase, store);

@@ -3,12 +3,11 @@
 
 use std::ops::ControlFlow;
 
-use crate::backend::{PairSet, ProxyStore, ProxyTable};
+use crate::backend::ProxyStore;
 use crate::grid::cell_hash::{CellKey, CellMap, CellRange};
 use crate::grid::stored::{list_push, list_remove, CellStore, Placement};
 use crate::util::MoveBuffer;
-use crate::Candidate;
-use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result, Vec3};
+use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Vec3};
 
 /// Tuning of [`HierarchicalGrid`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -417,21 +416,7 @@ impl BroadPhase for HierarchicalGrid {
         "hgrid"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        let id = self
-            .store
-            .insert_moved(aabb, kind, filter, &mut self.moved)?;
-        self.grow_slots();
-        Ok(id)
-    }
-
-    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        self.store.set_aabb_moved(id, aabb, &mut self.moved)
-    }
-
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.store.remove(id).map(|_| ())
-    }
+    crate::backend::store_moved_edits!(store, moved);
 
     fn update(&mut self, events: &mut PairEvents) {
         for k in 0..self.store.proxies.removed_slots().len() {
@@ -492,13 +477,7 @@ impl BroadPhase for HierarchicalGrid {
         self.members.iter_mut().for_each(Vec::clear);
     }
 
-    fn proxies(&self) -> &ProxyTable {
-        self.store.proxies()
-    }
-
-    fn pair_set(&self) -> &PairSet {
-        self.store.pair_set()
-    }
+    crate::backend::store_accessors!(store);
 
     fn memory_bytes(&self) -> usize {
         self.store.memory_bytes()
@@ -546,11 +525,7 @@ impl BroadPhase for HierarchicalGrid {
     }
 }
 
-impl Candidate for HierarchicalGrid {
-    fn store_mut(&mut self) -> &mut ProxyStore {
-        &mut self.store
-    }
-}
+crate::backend::impl_candidate!(HierarchicalGrid, store);
 
 /// Structural checks for tests, right after an update.
 #[cfg(test)]

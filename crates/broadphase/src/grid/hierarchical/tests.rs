@@ -3,6 +3,7 @@
 use super::*;
 use crate::grid::stored::random_operations;
 use crate::test_support::{boxed, sorted_pairs};
+use crate::{CollisionFilter, ProxyKind};
 
 #[test]
 fn a_range_widened_by_rounding_goes_to_the_oversized_list() {

@@ -2,12 +2,11 @@
 
 use std::ops::ControlFlow;
 
-use crate::backend::{PairSet, ProxyStore, ProxyTable};
+use crate::backend::{ProxyStore, ProxyTable};
 use crate::grid::cell_hash::{CellKey, CellRange};
 use crate::grid::stored::{CellStore, Placement};
 use crate::util::MoveBuffer;
-use crate::Candidate;
-use crate::{Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Result};
+use crate::{Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, Result};
 
 /// Tuning of [`UniformGrid`].
 ///
@@ -337,21 +336,7 @@ impl BroadPhase for UniformGrid {
         "grid"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        let id = self
-            .store
-            .insert_moved(aabb, kind, filter, &mut self.moved)?;
-        self.grow_slots();
-        Ok(id)
-    }
-
-    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        self.store.set_aabb_moved(id, aabb, &mut self.moved)
-    }
-
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.store.remove(id).map(|_| ())
-    }
+    crate::backend::store_moved_edits!(store, moved);
 
     fn update(&mut self, events: &mut PairEvents) {
         if self.cell_size.is_none() && !self.store.proxies.is_empty() {
@@ -392,13 +377,7 @@ impl BroadPhase for UniformGrid {
         self.moved.clear();
     }
 
-    fn proxies(&self) -> &ProxyTable {
-        self.store.proxies()
-    }
-
-    fn pair_set(&self) -> &PairSet {
-        self.store.pair_set()
-    }
+    crate::backend::store_accessors!(store);
 
     fn memory_bytes(&self) -> usize {
         self.store.memory_bytes() + self.stored.memory_bytes() + self.moved.memory_bytes()
@@ -428,11 +407,7 @@ impl BroadPhase for UniformGrid {
     }
 }
 
-impl Candidate for UniformGrid {
-    fn store_mut(&mut self) -> &mut ProxyStore {
-        &mut self.store
-    }
-}
+crate::backend::impl_candidate!(UniformGrid, store);
 
 /// Structural checks for tests, right after an update.
 #[cfg(test)]

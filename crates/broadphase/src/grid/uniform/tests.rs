@@ -3,6 +3,7 @@
 use super::*;
 use crate::grid::stored::random_operations;
 use crate::test_support::{boxed, sorted_pairs};
+use crate::{CollisionFilter, ProxyKind};
 
 #[test]
 fn boxes_on_cell_boundaries_pair_once() {

@@ -13,10 +13,9 @@
 //! a pair-set lookup at each separating swap (most of which concern pairs that never
 //! overlapped on the other axes).
 
-use crate::backend::{PairSet, ProxyStore, ProxyTable};
+use crate::backend::ProxyStore;
 use crate::prune::PruneScratch;
 use crate::util::MoveBuffer;
-use crate::Candidate;
 use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
 
 /// An endpoint: the coordinate, and the slot index shifted left by one with the low bit set
@@ -493,13 +492,7 @@ impl BroadPhase for SweepAndPrune {
         self.store.proxies.clear();
     }
 
-    fn proxies(&self) -> &ProxyTable {
-        self.store.proxies()
-    }
-
-    fn pair_set(&self) -> &PairSet {
-        self.store.pair_set()
-    }
+    crate::backend::store_accessors!(store);
 
     fn memory_bytes(&self) -> usize {
         let endpoints: usize = self.axes.iter().map(|a| a.capacity()).sum::<usize>()
@@ -521,11 +514,7 @@ impl BroadPhase for SweepAndPrune {
                 * 4
     }
 }
-impl Candidate for SweepAndPrune {
-    fn store_mut(&mut self) -> &mut ProxyStore {
-        &mut self.store
-    }
-}
+crate::backend::impl_candidate!(SweepAndPrune, store);
 
 mod rebuild;
 #[cfg(test)]

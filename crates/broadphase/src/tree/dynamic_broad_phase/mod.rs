@@ -10,10 +10,9 @@ mod validate;
 
 use std::ops::ControlFlow;
 
-use crate::backend::{PairSet, ProxyStore, ProxyTable};
+use crate::backend::{PairSet, ProxyStore};
 use crate::tree::dynamic::{DynamicTree, TreeLeaves};
 use crate::tree::TraversalStack;
-use crate::Candidate;
 use crate::{
     Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Ray, RayHit, Result,
     Vec3,
@@ -297,13 +296,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
         self.flags.iter_mut().for_each(|f| *f = 0);
     }
 
-    fn proxies(&self) -> &ProxyTable {
-        self.store.proxies()
-    }
-
-    fn pair_set(&self) -> &PairSet {
-        self.store.pair_set()
-    }
+    crate::backend::store_accessors!(store);
 
     fn memory_bytes(&self) -> usize {
         self.store.memory_bytes()
@@ -341,8 +334,4 @@ impl BroadPhase for DynamicTreeBroadPhase {
     }
 }
 
-impl Candidate for DynamicTreeBroadPhase {
-    fn store_mut(&mut self) -> &mut ProxyStore {
-        &mut self.store
-    }
-}
+crate::backend::impl_candidate!(DynamicTreeBroadPhase, store);
