@@ -1,4 +1,10 @@
-//! One algorithm on one scene: the thesis's per-step measurements (ch. 4.1).
+//! One algorithm on one scene: the per-step measurements of [Zych16, ch. 4.1], and the
+//! columns a measured run is written as.
+
+mod columns;
+pub mod stats;
+
+pub use columns::{fastest_total, phase_children, phase_values, run_fields, run_values};
 
 use std::time::Instant;
 
@@ -7,7 +13,7 @@ use broadphase::{Aabb, BroadPhase, CollisionFilter, Pair, PairEvents, ProxyId, R
 use broadphase_sim::{narrow_phase, Scene, World, WorldProxies};
 use indicatif::ProgressBar;
 
-use crate::stats::{summarize, Summary};
+use stats::{summarize, Summary};
 
 /// Per-step measurements of one algorithm on one scene. Times are milliseconds per step.
 #[derive(Debug, Clone, Default)]
@@ -18,10 +24,10 @@ pub struct Measurement {
     pub objects: usize,
     /// Measured steps.
     pub steps: usize,
-    /// Handing the scene's new boxes to the algorithm (`set_aabb`, churn).
+    /// Handing the scene's moved boxes to the algorithm (`set_aabbs`, churn): `set_aabbs_ms`.
+    pub set_aabbs: Summary,
+    /// The broad phase proper (`BroadPhase::update`): `update_ms`.
     pub update: Summary,
-    /// The broad phase proper (`update`).
-    pub broad: Summary,
     /// Exact shape tests of the reported pairs whose objects moved (the others keep their
     /// result: [`narrow_phase::ContactCache`]).
     pub narrow: Summary,
@@ -29,10 +35,10 @@ pub struct Measurement {
     pub total: Summary,
     /// Random box queries and ray casts, when asked for.
     pub queries: Option<Summary>,
-    /// Mean pairs reported per step (possible collisions).
-    pub possible_mean: f64,
-    /// Mean pairs whose shapes intersect per step (actual collisions).
-    pub actual_mean: f64,
+    /// Mean pairs reported per step (possible collisions): `possible_pairs_mean`.
+    pub possible_pairs_mean: f64,
+    /// Mean pairs whose shapes intersect per step (actual collisions): `actual_pairs_mean`.
+    pub actual_pairs_mean: f64,
     /// Bytes of the structure per proxy after the last step.
     pub bytes_per_proxy: f64,
     /// Pairs reported at each measured step, to check algorithms against each other.
@@ -46,6 +52,13 @@ pub struct Measurement {
     pub stopped: Option<(usize, f64)>,
     /// For `adaptive`: seconds spent choosing and seconds in updates.
     pub choice_overhead: Option<broadphase::ChoiceOverhead>,
+}
+
+impl Measurement {
+    /// The sum of the measured steps' total times (`total_ms_sum`).
+    pub fn total_ms_sum(&self) -> f64 {
+        self.total.mean * self.steps as f64
+    }
 }
 
 /// The measured steps of one phase of a scene.
@@ -88,7 +101,7 @@ pub fn measure_until(
     progress: &ProgressBar,
 ) -> anyhow::Result<Measurement> {
     let mut world = World::new(scene)?;
-    let mut bp = crate::algorithms::create(name, options)?;
+    let mut bp = crate::options::algorithms::create(name, options)?;
     let mut proxies = WorldProxies::insert_all(&world, bp.as_mut())?;
     let mut contacts = narrow_phase::ContactCache::default();
     let mut phase_of_step = Vec::with_capacity(scene.steps);
@@ -101,7 +114,7 @@ pub fn measure_until(
     let mut hits: Vec<RayHit> = Vec::new();
     let mut pairs: Vec<Pair> = Vec::new();
     let steps = scene.steps;
-    let (mut update, mut broad, mut narrow, mut total, mut query_times) = (
+    let (mut set_aabbs, mut update, mut narrow, mut total, mut query_times) = (
         Vec::with_capacity(steps),
         Vec::with_capacity(steps),
         Vec::with_capacity(steps),
@@ -140,8 +153,8 @@ pub fn measure_until(
         }
         let queried = Instant::now();
         if step >= scene.warmup {
-            update.push(ms(start, moved));
-            broad.push(ms(moved, updated));
+            set_aabbs.push(ms(start, moved));
+            update.push(ms(moved, updated));
             narrow.push(ms(updated, narrowed));
             total.push(ms(start, narrowed));
             query_times.push(ms(narrowed, queried));
@@ -167,7 +180,7 @@ pub fn measure_until(
         }
     }
     let steps = total.len();
-    let possible_mean = pair_counts.iter().sum::<usize>() as f64 / steps.max(1) as f64;
+    let possible_pairs_mean = pair_counts.iter().sum::<usize>() as f64 / steps.max(1) as f64;
     let phases = scene
         .phases
         .iter()
@@ -193,13 +206,13 @@ pub fn measure_until(
         algorithm: name.to_string(),
         objects: scene.objects,
         steps,
+        set_aabbs: summarize(&mut set_aabbs),
         update: summarize(&mut update),
-        broad: summarize(&mut broad),
         narrow: summarize(&mut narrow),
         total: summarize(&mut total),
         queries: (queries > 0).then(|| summarize(&mut query_times)),
-        possible_mean,
-        actual_mean: actual_sum as f64 / steps.max(1) as f64,
+        possible_pairs_mean,
+        actual_pairs_mean: actual_sum as f64 / steps.max(1) as f64,
         bytes_per_proxy: bp.memory_bytes() as f64 / world.live_count().max(1) as f64,
         pair_counts,
         switches: bp.diagnostics().switches.to_vec(),

@@ -25,3 +25,25 @@ pub fn create(name: &str, options: &AlgorithmOptions) -> anyhow::Result<Box<dyn 
         )
     }
 }
+
+/// Splits a comma-separated algorithm list and checks every name; none given means all.
+pub fn parse_list(list: &Option<String>) -> anyhow::Result<Vec<String>> {
+    let known = all_names();
+    let names: Vec<String> = match list {
+        None => known.iter().map(|s| s.to_string()).collect(),
+        Some(list) => list
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    };
+    if names.is_empty() {
+        anyhow::bail!("--algorithms lists no algorithm");
+    }
+    for name in &names {
+        if !known.contains(&name.as_str()) {
+            anyhow::bail!("unknown algorithm '{name}' (known: {})", known.join(", "));
+        }
+    }
+    Ok(names)
+}

@@ -19,8 +19,7 @@ pub struct SoakArgs {
     /// (default: no limit, `--seconds` decides).
     #[arg(long)]
     ops: Option<u64>,
-    /// Stop after this many seconds, or after `--ops`, whichever comes first. The default
-    /// run of 10 minutes does on the order of 10^8 operations over all algorithms.
+    /// Stop after this many seconds, or after `--ops`, whichever comes first.
     #[arg(long, default_value_t = 600.0)]
     seconds: f64,
     /// Live proxies per algorithm (at most 100000). The `identical` scenario, where every box
@@ -87,14 +86,14 @@ fn megabytes(bytes: Option<u64>) -> String {
 }
 
 pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
-    let names = crate::parse_algorithms(&args.algorithms)?;
+    let names = crate::options::algorithms::parse_list(&args.algorithms)?;
     if args.objects == 0 || args.check_every == 0 || args.scenario_steps == 0 {
         anyhow::bail!("--objects, --check-every and --scenario-steps must be at least 1");
     }
-    if args.objects > crate::verify::MAX_OBJECTS {
+    if args.objects > super::verify::MAX_OBJECTS {
         anyhow::bail!(
             "--objects must be at most {} (got {})",
-            crate::verify::MAX_OBJECTS,
+            super::verify::MAX_OBJECTS,
             args.objects
         );
     }
@@ -104,7 +103,7 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
     }
     let algorithms: Vec<Box<dyn BroadPhase>> = names
         .iter()
-        .map(|name| crate::algorithms::create(name, &Default::default()))
+        .map(|name| crate::options::algorithms::create(name, &Default::default()))
         .collect::<Result<_, _>>()?;
     let mut verifier = Verifier::new(algorithms);
     verifier.set_check_every(args.check_every);

@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
-use crate::output::write_atomically_with;
+use super::files::write_atomically_with;
 
 /// One chart's data: x positions (value index when categorical) and one series per line.
 pub struct Chart<'a> {
