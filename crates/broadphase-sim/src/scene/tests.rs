@@ -202,7 +202,10 @@ fn override_numbers_take_the_fields_type() {
     b.set("world_size", "40").unwrap();
     b.set("redraw_interval", "5.0").unwrap();
     let s = b.build().unwrap();
-    assert_eq!((s.objects, s.density, s.world_size), (1000, 1.0, Some(40.0)));
+    assert_eq!(
+        (s.objects, s.density, s.world_size),
+        (1000, 1.0, Some(40.0))
+    );
     assert_eq!(s.redraw_interval, 5);
     let e = b.set("objects", "2.5").unwrap_err();
     assert_eq!(e.field.as_deref(), Some("objects"), "{e}");
