@@ -57,7 +57,8 @@ pub struct FinderArgs {
     /// swept-bvh: factor applied to Δt after an event (in (0, 1]).
     #[arg(long, default_value_t = 0.5)]
     shrink: f64,
-    /// swept-bvh: rebuild the hierarchy every N events, refit in between (1: as [Kaya16]).
+    /// swept-bvh: rebuild the hierarchy every N events, refit in between (1: as in
+    /// [Kaya16, Algorithm 4]).
     #[arg(long, default_value_t = 1)]
     rebuild_every: u32,
     /// calendar: use the scalar kernels instead of the AVX2 ones the CPU may have (the same
@@ -92,7 +93,7 @@ pub struct CcdArgs {
     /// Next-event finder.
     #[arg(long, value_enum, default_value_t = CcdMethod::Calendar)]
     method: CcdMethod,
-    /// 2 (circles, as in [Kaya16]) or 3 (spheres).
+    /// 2 (circles, as in [Kaya16, Table 5.1]) or 3 (spheres).
     #[arg(long, default_value_t = 2)]
     dim: usize,
     /// Scene seed.
@@ -227,7 +228,7 @@ fn report_of(args: &CcdArgs, report: &broadphase_ccd::RunReport) -> Report {
 /// Options of the continuous-time reproductions (`ccd-table-5.1`, `ccd-table-5.2`).
 #[derive(Debug, Clone, Args)]
 pub struct CcdReproduceArgs {
-    /// ccd tables: 2 (as in [Kaya16]) or 3.
+    /// ccd tables: 2 (as in [Kaya16, Table 5.1]) or 3.
     #[arg(long, default_value_t = 2)]
     dim: usize,
     /// ccd tables: simulated seconds per run.

@@ -28,7 +28,7 @@ const BRUTE_FORCE_MAX_REPEAT: usize = 5;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Workload {
     /// Centres uniform in a cube of side 4096, half extents uniform in [0, 127] per axis (the
-    /// published box-pruning benchmark; the density grows with N).
+    /// box-pruning benchmark of [Terdiman07, Box pruning revisited]; the density grows with N).
     Cube,
     /// Like `cube`, but the cube grows with N so that there is about one pair per box.
     Sparse,
@@ -257,13 +257,12 @@ struct Timing {
     pairs: usize,
 }
 
-/// One untimed warm-up call, then `repeat` timed calls of `f`, which returns its pair count.
 /// One rung of the technique ladder: the change to the previous rung's options.
 type AddTechnique<'a> = dyn Fn(&mut PruneOptions) + 'a;
 
 /// Runs `f` once untimed, then `repeat` timed times, or at most [`SLOW_REPEAT`] when the
-/// untimed run took more than [`SLOW_SECONDS`] (the ladder's first rungs at a million boxes
-/// take tens of seconds a run).
+/// untimed run took more than [`SLOW_SECONDS`] (the ladder's first rungs are slow on large
+/// inputs).
 fn time(repeat: usize, f: impl FnMut() -> anyhow::Result<usize>) -> anyhow::Result<Timing> {
     time_capped(repeat, SLOW_SECONDS, f)
 }
@@ -480,7 +479,7 @@ mod tests {
         assert_eq!(cube.len(), 10_000);
         let mut pairs = Vec::new();
         brute_force(&cube, &mut pairs);
-        // "About 12,000 pairs at 10,000 boxes".
+        // The density of [Terdiman07, Box pruning revisited] (its text states the pair count).
         assert!((9_000..15_000).contains(&pairs.len()), "{}", pairs.len());
         let sparse = generate(Workload::Sparse, 5_000, 2);
         brute_force(&sparse, &mut pairs);

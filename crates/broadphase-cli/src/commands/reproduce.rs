@@ -65,7 +65,7 @@ pub struct Preset {
 /// The standard configuration of [Zych16, ch. 4.1]: 1000 objects, Beta(100, 100) sizes, the
 /// five shapes, density 0.05, velocities re-drawn every 10th step, 200 + 400 steps. Its
 /// "40 units per step" is read as 40 units per second (see README).
-const THESIS: &[(&str, &str)] = &[
+const ZYCH16_STANDARD: &[(&str, &str)] = &[
     ("objects", "1000"),
     ("density", "0.05"),
     ("size_distribution", "beta"),
@@ -79,7 +79,7 @@ const THESIS: &[(&str, &str)] = &[
 
 /// The scenes of [Owen18, Materials and Methods]: spheres of radius 0.5 bouncing elastically
 /// at a constant speed in a cube.
-const REPORT: &[(&str, &str)] = &[
+const OWEN18_SPHERES: &[(&str, &str)] = &[
     ("shapes", "sphere"),
     ("size_distribution", "fixed"),
     ("size_min", "1"),
@@ -225,7 +225,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "blog-naive-vs-sap",
-        source: "[SapBlog]",
+        source: "[SapBlog, naive vs SAP measurement]",
         claim: "For 50-250 objects the naive broad phase's time grows with exponent about 1.8, sweep and prune's about 1.0-1.2 (growing past 300); naive is faster below about 15 objects; optimized SAP is more than ten times faster over a wide range.",
         settings: &[
             ("shapes", "sphere"),
@@ -261,9 +261,9 @@ pub fn spec(preset: &Preset, args: &ReproduceArgs) -> anyhow::Result<SweepSpec> 
     let steps = args.steps.unwrap_or(400).to_string();
     let warmup = args.warmup.unwrap_or(200).to_string();
     let family = if preset.name.starts_with("thesis-") {
-        THESIS
+        ZYCH16_STANDARD
     } else if preset.name.starts_with("report-") {
-        REPORT
+        OWEN18_SPHERES
     } else {
         &[]
     };

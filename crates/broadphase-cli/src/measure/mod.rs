@@ -104,29 +104,15 @@ pub fn measure_until(
     let mut bp = crate::options::algorithms::create(name, options)?;
     let mut proxies = WorldProxies::insert_all(&world, bp.as_mut())?;
     let mut contacts = narrow_phase::ContactCache::default();
-    let mut phase_of_step = Vec::with_capacity(scene.steps);
-    let mut phase_objects = vec![0usize; scene.phases.len()];
     let mut events = PairEvents::new();
     bp.update(&mut events);
-
-    let mut query_rng = SplitMix64::new(scene.seed ^ 0x5EED);
-    let mut query_out: Vec<ProxyId> = Vec::new();
-    let mut hits: Vec<RayHit> = Vec::new();
+    let mut queried = Queries::new(scene.seed, queries);
     let mut pairs: Vec<Pair> = Vec::new();
-    let steps = scene.steps;
-    let (mut set_aabbs, mut update, mut narrow, mut total, mut query_times) = (
-        Vec::with_capacity(steps),
-        Vec::with_capacity(steps),
-        Vec::with_capacity(steps),
-        Vec::with_capacity(steps),
-        Vec::with_capacity(steps),
-    );
-    let mut pair_counts = Vec::with_capacity(steps);
-    let mut actual_sum = 0usize;
-    let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+    let mut samples = Samples::new(scene);
     let mut stopped = None;
     let mut slow_steps = 0;
-    for step in 0..scene.warmup + steps {
+    let last = scene.warmup + scene.steps;
+    for step in 0..last {
         world.step();
         let start = Instant::now();
         proxies.sync(&world, bp.as_mut())?;
@@ -141,29 +127,10 @@ pub fn measure_until(
                 .map(|p| (proxies.object(p.a), proxies.object(p.b))),
         );
         let narrowed = Instant::now();
-        if queries > 0 {
-            run_queries(
-                bp.as_ref(),
-                world.side(),
-                queries,
-                &mut query_rng,
-                &mut query_out,
-                &mut hits,
-            )?;
-        }
-        let queried = Instant::now();
+        queried.run(bp.as_ref(), world.side())?;
+        let times = [start, moved, updated, narrowed, Instant::now()];
         if step >= scene.warmup {
-            set_aabbs.push(ms(start, moved));
-            update.push(ms(moved, updated));
-            narrow.push(ms(updated, narrowed));
-            total.push(ms(start, narrowed));
-            query_times.push(ms(narrowed, queried));
-            pair_counts.push(pairs.len());
-            actual_sum += actual;
-            if let Some(phase) = world.phase() {
-                phase_of_step.push(phase);
-                phase_objects[phase] = world.live_count();
-            }
+            samples.record(&times, pairs.len(), actual, &world);
         }
         progress.inc(1);
         // Three slow steps in a row: one slow step may be a one-off (a rebuild, a switch).
@@ -175,51 +142,152 @@ pub fn measure_until(
         };
         if slow_steps == 3 || deadline.is_some_and(|d| Instant::now() > d) {
             stopped = Some((step.saturating_sub(scene.warmup), step_ms));
-            progress.inc((scene.warmup + steps - step - 1) as u64);
+            progress.inc((last - step - 1) as u64);
             break;
         }
     }
-    let steps = total.len();
-    let possible_pairs_mean = pair_counts.iter().sum::<usize>() as f64 / steps.max(1) as f64;
-    let phases = scene
-        .phases
-        .iter()
-        .enumerate()
-        .map(|(index, phase)| {
-            let mut times: Vec<f64> = phase_of_step
-                .iter()
-                .zip(&total)
-                .filter(|(&p, _)| p == index)
-                .map(|(_, &t)| t)
-                .collect();
-            let total_ms = times.iter().sum();
-            PhaseMeasurement {
-                name: phase.display_name(index),
-                steps: times.len(),
-                total: summarize(&mut times),
-                total_ms,
-                objects_at_end: phase_objects[index],
-            }
-        })
-        .collect();
+    let diagnostics = bp.diagnostics();
     Ok(Measurement {
         algorithm: name.to_string(),
         objects: scene.objects,
-        steps,
-        set_aabbs: summarize(&mut set_aabbs),
-        update: summarize(&mut update),
-        narrow: summarize(&mut narrow),
-        total: summarize(&mut total),
-        queries: (queries > 0).then(|| summarize(&mut query_times)),
-        possible_pairs_mean,
-        actual_pairs_mean: actual_sum as f64 / steps.max(1) as f64,
         bytes_per_proxy: bp.memory_bytes() as f64 / world.live_count().max(1) as f64,
-        pair_counts,
-        switches: bp.diagnostics().switches.to_vec(),
-        phases,
+        switches: diagnostics.switches.to_vec(),
         stopped,
-        choice_overhead: bp.diagnostics().choice_overhead,
+        choice_overhead: diagnostics.choice_overhead,
+        ..samples.summarize(scene, queries > 0)
     })
+}
+
+/// Milliseconds from `a` to `b`.
+fn ms(a: Instant, b: Instant) -> f64 {
+    (b - a).as_secs_f64() * 1e3
+}
+
+/// The measured steps' times and counts, as they come.
+struct Samples {
+    set_aabbs: Vec<f64>,
+    update: Vec<f64>,
+    narrow: Vec<f64>,
+    total: Vec<f64>,
+    queries: Vec<f64>,
+    pair_counts: Vec<usize>,
+    actual_sum: usize,
+    /// The phase of each measured step (empty without phases).
+    phase_of_step: Vec<usize>,
+    /// Live objects at each phase's last step so far.
+    phase_objects: Vec<usize>,
+}
+
+impl Samples {
+    fn new(scene: &Scene) -> Self {
+        let steps = scene.steps;
+        Self {
+            set_aabbs: Vec::with_capacity(steps),
+            update: Vec::with_capacity(steps),
+            narrow: Vec::with_capacity(steps),
+            total: Vec::with_capacity(steps),
+            queries: Vec::with_capacity(steps),
+            pair_counts: Vec::with_capacity(steps),
+            actual_sum: 0,
+            phase_of_step: Vec::with_capacity(steps),
+            phase_objects: vec![0; scene.phases.len()],
+        }
+    }
+
+    /// One measured step: its instants (start, boxes handed over, updated, narrow phase
+    /// done, queries done), pairs reported and pairs in contact.
+    fn record(&mut self, times: &[Instant; 5], pairs: usize, actual: usize, world: &World) {
+        let [start, moved, updated, narrowed, queried] = *times;
+        self.set_aabbs.push(ms(start, moved));
+        self.update.push(ms(moved, updated));
+        self.narrow.push(ms(updated, narrowed));
+        self.total.push(ms(start, narrowed));
+        self.queries.push(ms(narrowed, queried));
+        self.pair_counts.push(pairs);
+        self.actual_sum += actual;
+        if let Some(phase) = world.phase() {
+            self.phase_of_step.push(phase);
+            self.phase_objects[phase] = world.live_count();
+        }
+    }
+
+    /// The summaries (the fields of a [`Measurement`] the samples give).
+    fn summarize(mut self, scene: &Scene, with_queries: bool) -> Measurement {
+        let steps = self.total.len();
+        Measurement {
+            steps,
+            set_aabbs: summarize(&mut self.set_aabbs),
+            update: summarize(&mut self.update),
+            narrow: summarize(&mut self.narrow),
+            queries: with_queries.then(|| summarize(&mut self.queries)),
+            possible_pairs_mean: self.pair_counts.iter().sum::<usize>() as f64
+                / steps.max(1) as f64,
+            actual_pairs_mean: self.actual_sum as f64 / steps.max(1) as f64,
+            phases: self.phases(scene),
+            total: summarize(&mut self.total),
+            pair_counts: self.pair_counts,
+            ..Measurement::default()
+        }
+    }
+
+    /// Each phase's step times (call before the total times are sorted).
+    fn phases(&self, scene: &Scene) -> Vec<PhaseMeasurement> {
+        scene
+            .phases
+            .iter()
+            .enumerate()
+            .map(|(index, phase)| {
+                let mut times: Vec<f64> = self
+                    .phase_of_step
+                    .iter()
+                    .zip(&self.total)
+                    .filter(|(&p, _)| p == index)
+                    .map(|(_, &t)| t)
+                    .collect();
+                let total_ms = times.iter().sum();
+                PhaseMeasurement {
+                    name: phase.display_name(index),
+                    steps: times.len(),
+                    total: summarize(&mut times),
+                    total_ms,
+                    objects_at_end: self.phase_objects[index],
+                }
+            })
+            .collect()
+    }
+}
+
+/// `count` random box queries and ray casts per step, seeded from the scene.
+struct Queries {
+    count: usize,
+    rng: SplitMix64,
+    out: Vec<ProxyId>,
+    hits: Vec<RayHit>,
+}
+
+impl Queries {
+    fn new(seed: u64, count: usize) -> Self {
+        Self {
+            count,
+            rng: SplitMix64::new(seed ^ 0x5EED),
+            out: Vec::new(),
+            hits: Vec::new(),
+        }
+    }
+
+    fn run(&mut self, bp: &dyn BroadPhase, side: f32) -> anyhow::Result<()> {
+        if self.count == 0 {
+            return Ok(());
+        }
+        run_queries(
+            bp,
+            side,
+            self.count,
+            &mut self.rng,
+            &mut self.out,
+            &mut self.hits,
+        )
+    }
 }
 
 fn run_queries(

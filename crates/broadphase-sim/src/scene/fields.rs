@@ -58,8 +58,8 @@ pub fn scene_fields() -> &'static [&'static str] {
     fields
 }
 
-/// One line on each field of [`scene_fields`] (the struct's documentation, shortened), for
-/// command-line help; `phases` only exists in files.
+/// One line on each field of [`scene_fields`] (the struct's documentation, shortened, without
+/// a final period), for command-line help; `phases` only exists in files.
 pub fn field_help(field: &str) -> Option<&'static str> {
     FIELD_HELP
         .iter()
@@ -68,67 +68,67 @@ pub fn field_help(field: &str) -> Option<&'static str> {
 }
 
 const FIELD_HELP: &[(&str, &str)] = &[
-    ("objects", "Number of objects (moving plus stationary)."),
+    ("objects", "Number of objects (moving plus stationary)"),
     (
         "density",
-        "Objects per unit volume (sets the world cube's side).",
+        "Objects per unit volume (sets the world cube's side)",
     ),
-    ("world_size", "Side of the world cube (overrides density)."),
+    ("world_size", "Side of the world cube (overrides density)"),
     (
         "size_distribution",
-        "beta, normal, inverse-normal, uniform or fixed.",
+        "beta, normal, inverse-normal, uniform or fixed",
     ),
-    ("size_min", "Smallest object extent."),
-    ("size_max", "Largest object extent."),
-    ("size_alpha", "α of the beta size distribution."),
-    ("size_beta", "β of the beta size distribution."),
+    ("size_min", "Smallest object extent"),
+    ("size_max", "Largest object extent"),
+    ("size_alpha", "α of the beta size distribution"),
+    ("size_beta", "β of the beta size distribution"),
     (
         "size_mean",
-        "Mean size of the normal distributions (and the fixed size).",
+        "Mean size of the normal distributions (and the fixed size)",
     ),
     (
         "size_std",
-        "Standard deviation of the normal size distributions.",
+        "Standard deviation of the normal size distributions",
     ),
     (
         "shapes",
-        "Comma-separated shapes: sphere, box, capsule, cylinder, cone, or all.",
+        "Comma-separated shapes: sphere, box, capsule, cylinder, cone, or all",
     ),
-    ("mean_speed", "Mean speed, units per second."),
-    ("speed_distribution", "uniform (0 to 2 × mean) or fixed."),
+    ("mean_speed", "Mean speed, units per second"),
+    ("speed_distribution", "uniform (0 to 2 × mean) or fixed"),
     (
         "redraw_interval",
-        "Re-draw velocities every N steps (0: never).",
+        "Re-draw velocities every N steps (0: never)",
     ),
-    ("time_step", "Seconds per step."),
+    ("time_step", "Seconds per step"),
     (
         "stationary_fraction",
-        "Fraction of objects that never move (static proxies).",
+        "Fraction of objects that never move (static proxies)",
     ),
-    ("gravity", "Gravity (units/s²); adds a static ground."),
-    ("terrain_boxes", "Number of static terrain boxes."),
+    ("gravity", "Gravity (units/s²); adds a static ground"),
+    ("terrain_boxes", "Number of static terrain boxes"),
     (
         "sphere_bounces",
-        "Elastic sphere–sphere bounces (true/false).",
+        "Elastic sphere–sphere bounces (true/false)",
     ),
     (
         "remove_rate",
-        "Fraction of moving objects removed and re-inserted per step.",
+        "Fraction of moving objects removed and re-inserted per step",
     ),
     (
         "teleport_rate",
-        "Fraction of moving objects teleported per step.",
+        "Fraction of moving objects teleported per step",
     ),
-    ("seed", "Random seed."),
-    ("warmup", "Unmeasured steps before the measured ones."),
-    ("steps", "Measured steps."),
+    ("seed", "Random seed"),
+    ("warmup", "Unmeasured steps before the measured ones"),
+    ("steps", "Measured steps"),
     (
         "sleep_speed",
-        "Speed below which an object resting on the ground falls asleep (0: never).",
+        "Speed below which an object resting on the ground falls asleep (0: never)",
     ),
     (
         "phases",
-        "Segments of the measured steps that change settings ([[phases]] tables).",
+        "Segments of the measured steps that change settings ([[phases]] tables)",
     ),
 ];
 
