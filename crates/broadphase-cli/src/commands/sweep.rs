@@ -306,15 +306,14 @@ fn write_charts(spec: &SweepSpec, results: &Table, out: &Path) -> anyhow::Result
                 (name.clone(), ys)
             })
             .collect();
-        let y_label = column.axis_label();
         let chart = Chart {
             title: format!("{}: {}", spec.title, column.key()),
             x_label: &spec.param,
-            y_label: &y_label,
+            y: column,
             x_values: &spec.values,
             series,
         };
-        write_chart(out, &column.key(), &chart)?;
+        write_chart(out, &chart)?;
     }
     Ok(())
 }
