@@ -85,7 +85,70 @@ fn megabytes(bytes: Option<u64>) -> String {
     })
 }
 
+/// What a soak run did: its length, and structure memory sampled at the same points of the
+/// cycle (the largest value at the end of each scenario, in round 1 and in later rounds).
+struct Soaked {
+    steps: usize,
+    ops: u64,
+    rounds: usize,
+    elapsed: f64,
+    rss_start: Option<u64>,
+    /// Resident memory and each structure's peak at the end of round 1.
+    first_round: Option<(Option<u64>, Vec<usize>)>,
+    /// Each structure's peak after round 1.
+    later_peak: Vec<usize>,
+    /// A panic was caught.
+    panicked: bool,
+}
+
 pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
+    let names = check(args)?;
+    let algorithms: Vec<Box<dyn BroadPhase>> = names
+        .iter()
+        .map(|name| crate::options::algorithms::create(name, &Default::default()))
+        .collect::<Result<_, _>>()?;
+    let mut verifier = Verifier::new(algorithms);
+    verifier.set_check_every(args.check_every);
+    let soaked = drive(&mut verifier, args);
+    let report = verifier.report().clone();
+    println!(
+        "soak: {} algorithms, {} steps, {} operations in {:.1} s ({:.0} ops/s), {} checks, {} mismatches",
+        report.algorithms,
+        soaked.steps,
+        soaked.ops,
+        soaked.elapsed,
+        soaked.ops as f64 / soaked.elapsed,
+        report.checks,
+        report.mismatches
+    );
+    println!(
+        "memory: resident {} at start, {} after round 1, {} at end (peak {})",
+        megabytes(soaked.rss_start),
+        megabytes(soaked.first_round.as_ref().and_then(|s| s.0)),
+        megabytes(resident_bytes()),
+        megabytes(peak_resident_bytes())
+    );
+    let mut failed = false;
+    if soaked.panicked {
+        println!("FAILED: a panic was caught (message above)");
+        failed = true;
+    }
+    if let Some(first) = &report.first_mismatch {
+        println!("FAILED: {} mismatches; first: {first}", report.mismatches);
+        failed = true;
+    }
+    failed |= resident_grew(args, &soaked);
+    failed |= structures_grew(args, &verifier, &soaked);
+    println!("soak: {}", if failed { "FAILED" } else { "ok" });
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Checks the flags; the algorithm names.
+fn check(args: &SoakArgs) -> anyhow::Result<Vec<String>> {
     let names = crate::options::algorithms::parse_list(&args.algorithms)?;
     if args.objects == 0 || args.check_every == 0 || args.scenario_steps == 0 {
         anyhow::bail!("--objects, --check-every and --scenario-steps must be at least 1");
@@ -101,117 +164,108 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
     if !valid {
         anyhow::bail!("--seconds must be positive and --memory-growth at least 1");
     }
-    let algorithms: Vec<Box<dyn BroadPhase>> = names
-        .iter()
-        .map(|name| crate::options::algorithms::create(name, &Default::default()))
-        .collect::<Result<_, _>>()?;
-    let mut verifier = Verifier::new(algorithms);
-    verifier.set_check_every(args.check_every);
+    Ok(names)
+}
+
+/// Every scenario in turn, round after round, until the time, the operation limit or a
+/// mismatch ends the run; a panic is caught and reported.
+fn drive(verifier: &mut Verifier, args: &SoakArgs) -> Soaked {
     let mut rng = SplitMix64::new(args.seed);
     let deadline = Instant::now() + Duration::from_secs_f64(args.seconds);
     let start = Instant::now();
-    let rss_start = resident_bytes();
-    // Structure memory is compared at the same points of the cycle: the largest value seen
-    // at the end of each scenario, in round 1 and in every later round.
-    let mut first_round: Option<(Option<u64>, Vec<usize>)> = None;
-    let mut round_peak = vec![0usize; names.len()];
-    let mut later_peak = vec![0usize; names.len()];
+    let count = verifier.algorithms().len();
+    let mut soaked = Soaked {
+        steps: 0,
+        ops: 0,
+        rounds: 0,
+        elapsed: 0.0,
+        rss_start: resident_bytes(),
+        first_round: None,
+        later_peak: vec![0; count],
+        panicked: false,
+    };
+    let mut round_peak = vec![0usize; count];
     let sample = |verifier: &Verifier, peak: &mut [usize]| {
         for (p, algorithm) in peak.iter_mut().zip(verifier.algorithms()) {
             *p = (*p).max(algorithm.memory_bytes());
         }
     };
-    let (mut steps, mut rounds) = (0usize, 0usize);
     let ops_per_step = |v: &Verifier| (v.live_count() as u64 / 3 + 4) * v.algorithms().len() as u64;
-    let mut ops = 0u64;
     let outcome = catch_unwind(AssertUnwindSafe(|| 'run: loop {
         for scenario in Scenario::ALL {
             verifier.clear();
             for _ in 0..args.scenario_steps {
                 verifier.random_step(scenario, scenario_objects(scenario, args.objects), &mut rng);
-                ops += ops_per_step(&verifier);
-                steps += 1;
-                if ops >= args.ops.unwrap_or(u64::MAX)
+                soaked.ops += ops_per_step(verifier);
+                soaked.steps += 1;
+                if soaked.ops >= args.ops.unwrap_or(u64::MAX)
                     || Instant::now() >= deadline
                     || verifier.report().mismatches > 0
                 {
-                    sample(&verifier, &mut round_peak);
+                    sample(verifier, &mut round_peak);
                     break 'run;
                 }
             }
-            sample(&verifier, &mut round_peak);
+            sample(verifier, &mut round_peak);
         }
-        rounds += 1;
-        if rounds == 1 {
-            first_round = Some((resident_bytes(), round_peak.clone()));
+        soaked.rounds += 1;
+        if soaked.rounds == 1 {
+            soaked.first_round = Some((resident_bytes(), round_peak.clone()));
         } else {
-            sample_max(&mut later_peak, &round_peak);
+            sample_max(&mut soaked.later_peak, &round_peak);
         }
         round_peak.fill(0);
     }));
-    if rounds >= 1 {
+    if soaked.rounds >= 1 {
         // The unfinished last round counts as a later one.
-        sample_max(&mut later_peak, &round_peak);
+        sample_max(&mut soaked.later_peak, &round_peak);
     }
-    let elapsed = start.elapsed().as_secs_f64();
-    let report = verifier.report().clone();
+    soaked.panicked = outcome.is_err();
+    soaked.elapsed = start.elapsed().as_secs_f64();
+    soaked
+}
+
+/// Whether resident memory grew beyond `--memory-growth` (plus slack) after round 1.
+fn resident_grew(args: &SoakArgs, soaked: &Soaked) -> bool {
+    let (Some((Some(steady_rss), _)), Some(end_rss)) = (&soaked.first_round, resident_bytes())
+    else {
+        return false;
+    };
+    let bound = (*steady_rss as f64 * args.memory_growth) as u64 + RESIDENT_SLACK;
+    if end_rss <= bound {
+        return false;
+    }
     println!(
-        "soak: {} algorithms, {steps} steps, {ops} operations in {elapsed:.1} s ({:.0} ops/s), {} checks, {} mismatches",
-        report.algorithms,
-        ops as f64 / elapsed,
-        report.checks,
-        report.mismatches
+        "FAILED: resident memory grew from {} after round 1 to {} (bound {})",
+        megabytes(Some(*steady_rss)),
+        megabytes(Some(end_rss)),
+        megabytes(Some(bound))
     );
-    println!(
-        "memory: resident {} at start, {} after round 1, {} at end (peak {})",
-        megabytes(rss_start),
-        megabytes(first_round.as_ref().and_then(|s| s.0)),
-        megabytes(resident_bytes()),
-        megabytes(peak_resident_bytes())
-    );
-    let mut failed = false;
-    if outcome.is_err() {
-        println!("FAILED: a panic was caught (message above)");
-        failed = true;
+    true
+}
+
+/// Prints each structure's peak memory in round 1 and after; whether one grew beyond
+/// `--memory-growth` (plus 1 MiB).
+fn structures_grew(args: &SoakArgs, verifier: &Verifier, soaked: &Soaked) -> bool {
+    let judged = soaked.rounds >= 2 || soaked.later_peak.iter().any(|&b| b > 0);
+    let Some((_, first)) = soaked.first_round.as_ref().filter(|_| judged) else {
+        println!("  (memory growth not judged: the run ended before one round of all scenarios)");
+        return false;
+    };
+    let mut grew = false;
+    for ((algorithm, &before), &after) in verifier
+        .algorithms()
+        .iter()
+        .zip(first)
+        .zip(&soaked.later_peak)
+    {
+        let bound = (before as f64 * args.memory_growth) as usize + (1 << 20);
+        let verdict = if after > bound { "GREW" } else { "ok" };
+        println!(
+            "  {:<16} structure memory peak {before:>10} B in round 1, {after:>10} B after: {verdict}",
+            algorithm.name()
+        );
+        grew |= after > bound;
     }
-    if let Some(first) = &report.first_mismatch {
-        println!("FAILED: {} mismatches; first: {first}", report.mismatches);
-        failed = true;
-    }
-    if let (Some((Some(steady_rss), _)), Some(end_rss)) = (&first_round, resident_bytes()) {
-        let bound = (*steady_rss as f64 * args.memory_growth) as u64 + RESIDENT_SLACK;
-        if end_rss > bound {
-            println!(
-                "FAILED: resident memory grew from {} after round 1 to {} (bound {})",
-                megabytes(Some(*steady_rss)),
-                megabytes(Some(end_rss)),
-                megabytes(Some(bound))
-            );
-            failed = true;
-        }
-    }
-    match &first_round {
-        Some((_, first)) if rounds >= 2 || later_peak.iter().any(|&b| b > 0) => {
-            for ((algorithm, &before), &after) in
-                verifier.algorithms().iter().zip(first).zip(&later_peak)
-            {
-                let bound = (before as f64 * args.memory_growth) as usize + (1 << 20);
-                let verdict = if after > bound { "GREW" } else { "ok" };
-                println!(
-                    "  {:<16} structure memory peak {before:>10} B in round 1, {after:>10} B after: {verdict}",
-                    algorithm.name()
-                );
-                failed |= after > bound;
-            }
-        }
-        _ => println!(
-            "  (memory growth not judged: the run ended before one round of all scenarios)"
-        ),
-    }
-    println!("soak: {}", if failed { "FAILED" } else { "ok" });
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    grew
 }

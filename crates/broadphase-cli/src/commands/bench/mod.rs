@@ -1,5 +1,7 @@
 //! `broadphase bench`: every algorithm on the same moving scene, timed per step.
 
+mod phases;
+
 use std::process::ExitCode;
 
 use broadphase::AlgorithmOptions;
@@ -7,10 +9,7 @@ use broadphase_sim::Scene;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::export::quantity::{
-    ADAPTIVE_VS_FASTEST_FIXED, ALGORITHM, FASTEST_FIXED, OBJECTS_AT_END, TOTAL_MS,
-};
-use crate::export::{emit, Field, Format, Report, Row, Statistic, Table, Value};
+use crate::export::{emit, Format, Report, Row, Table};
 use crate::measure::{
     fastest_total, measure, phase_children, phase_values, run_fields, run_values, Measurement,
 };
@@ -331,123 +330,8 @@ fn report(runs: &[Measurement], with_queries: bool) -> Report {
         table.push(row);
     }
     let mut report = Report::of(table);
-    report.tables.extend(phases_side_by_side(runs));
+    report.tables.extend(phases::side_by_side(runs));
     report
-}
-
-/// For a phased scene (its first object count): each phase's `total_ms_sum` and
-/// `total_ms_p95` per algorithm, the objects at each phase's end, the fastest fixed algorithm
-/// of each phase and `adaptive`'s ratio to it.
-fn phases_side_by_side(runs: &[Measurement]) -> Option<Table> {
-    let first = runs.iter().find(|r| !r.phases.is_empty())?;
-    let runs: Vec<&Measurement> = runs.iter().filter(|r| r.objects == first.objects).collect();
-    let phases = first.phases.len();
-    let full: Vec<usize> = (0..phases)
-        .map(|k| runs.iter().map(|r| r.phases[k].steps).max().unwrap_or(0))
-        .collect();
-    // A phase no run reached has no values; one a run stopped in is marked so.
-    let complete = |r: &Measurement, k: usize| full[k] > 0 && r.phases[k].steps == full[k];
-    let labels = runs
-        .iter()
-        .find(|r| r.stopped.is_none())
-        .copied()
-        .unwrap_or(first);
-    let sum = TOTAL_MS.with(Statistic::Sum);
-    let p95 = TOTAL_MS.with(Statistic::P95);
-    let mut fields: Vec<Field> = vec![ALGORITHM.plain().into()];
-    for phase in &labels.phases {
-        let group = format!("{} ({} steps)", phase.name, phase.steps);
-        fields.push(Field::from(sum).grouped(&group));
-        fields.push(Field::from(p95).grouped(&group));
-    }
-    fields.push(Field::from(sum).grouped("whole scene"));
-    fields.push(Field::from(p95).grouped("whole scene"));
-    let mut table = Table::new("phases", fields);
-    table.audience = crate::export::Audience::People;
-    table.title = Some("per phase".to_string());
-    let stopped = || [Value::text("stopped"), Value::Missing];
-    for run in &runs {
-        let mut values = vec![Value::text(&run.algorithm)];
-        for (k, phase) in run.phases.iter().enumerate() {
-            values.extend(if complete(run, k) {
-                [Value::Float(phase.total_ms), Value::Float(phase.total.p95)]
-            } else if full[k] == 0 {
-                [Value::Missing, Value::Missing]
-            } else {
-                stopped()
-            });
-        }
-        values.extend(if run.stopped.is_none() {
-            [
-                Value::Float(run.total_ms_sum()),
-                Value::Float(run.total.p95),
-            ]
-        } else {
-            stopped()
-        });
-        table.push(values);
-    }
-    // A summary row: the label, then one value per phase and one for the whole scene.
-    let mut summary = |label: &str, per_phase: Vec<Value>, whole: Value| {
-        let mut values = vec![Value::text(label)];
-        for v in per_phase.into_iter().chain([whole]) {
-            values.extend([v, Value::Blank]);
-        }
-        table.push(values);
-    };
-    summary(
-        OBJECTS_AT_END.key,
-        labels
-            .phases
-            .iter()
-            .zip(&full)
-            .map(|(p, &steps)| Value::int_or_missing((steps > 0).then_some(p.objects_at_end)))
-            .collect(),
-        Value::Blank,
-    );
-    let fixed: Vec<&&Measurement> = runs.iter().filter(|r| r.algorithm != "adaptive").collect();
-    let adaptive = runs.iter().find(|r| r.algorithm == "adaptive");
-    if let (Some(adaptive), false) = (adaptive, fixed.is_empty()) {
-        // Algorithms stopped during a phase were slower than the limit there: not the best.
-        let best_in = |k: usize| {
-            fixed
-                .iter()
-                .filter(|r| complete(r, k))
-                .min_by(|a, b| a.phases[k].total_ms.total_cmp(&b.phases[k].total_ms))
-        };
-        let best_overall = fixed
-            .iter()
-            .filter(|r| r.stopped.is_none())
-            .min_by(|a, b| a.total_ms_sum().total_cmp(&b.total_ms_sum()));
-        let name =
-            |r: Option<&&&Measurement>| r.map_or(Value::Missing, |r| Value::text(&r.algorithm));
-        let ratio = |a: f64, b: Option<f64>| Value::float_or_missing(b.map(|b| a / b.max(1e-9)));
-        summary(
-            FASTEST_FIXED.key,
-            (0..phases).map(|k| name(best_in(k))).collect(),
-            name(best_overall),
-        );
-        summary(
-            ADAPTIVE_VS_FASTEST_FIXED.key,
-            (0..phases)
-                .map(|k| {
-                    ratio(
-                        adaptive.phases[k].total_ms,
-                        best_in(k)
-                            .filter(|_| complete(adaptive, k))
-                            .map(|r| r.phases[k].total_ms),
-                    )
-                })
-                .collect(),
-            ratio(
-                adaptive.total_ms_sum(),
-                best_overall
-                    .filter(|_| adaptive.stopped.is_none())
-                    .map(|r| r.total_ms_sum()),
-            ),
-        );
-    }
-    Some(table)
 }
 
 #[cfg(test)]
@@ -483,24 +367,5 @@ mod tests {
         let run = median_round(&mut rounds);
         let sums: Vec<f64> = run.phases.iter().map(|p| p.total_ms).collect();
         assert_eq!(sums, vec![10.0, 1.0]);
-    }
-
-    #[test]
-    fn phases_side_by_side_compares_adaptive_with_the_fastest_fixed() {
-        let mut adaptive = round([4.0, 4.0]);
-        adaptive.algorithm = "adaptive".into();
-        let mut slow = round([8.0, 1.0]);
-        slow.algorithm = "slow".into();
-        let mut fast = round([2.0, 2.0]);
-        fast.algorithm = "fast".into();
-        let table = phases_side_by_side(&[adaptive, slow, fast]).unwrap();
-        let last = table.rows.last().unwrap();
-        assert_eq!(last.values[0], Value::text("adaptive_vs_fastest_fixed"));
-        // Phase 1: 4 / 2; phase 2: 4 / 1; whole: 8 / 4.
-        assert_eq!(last.values[1], Value::Float(2.0));
-        assert_eq!(last.values[3], Value::Float(4.0));
-        assert_eq!(last.values[5], Value::Float(2.0));
-        let fastest = &table.rows[table.rows.len() - 2];
-        assert_eq!(fastest.values[3], Value::text("slow"));
     }
 }
