@@ -5,14 +5,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use broadphase_sim::Scene;
 use clap::Args;
 use indicatif::ProgressBar;
-use serde::Serialize;
 
-use crate::config::AlgorithmConfig;
-use crate::measure::{measure, measure_until};
-use crate::scene_args::SceneArgs;
-use broadphase_sim::Scene;
+use crate::export::files::{check_writable_file, write_atomically};
+use crate::export::quantity::{BYTES_PER_PROXY, CONFIGURATION, NOTE, RANK, STEPS, TOTAL_MS};
+use crate::export::{emit, Field, Format, Report, Row, Statistic, Table, Value};
+use crate::measure::{measure, measure_until, Measurement};
+use crate::options::config::AlgorithmConfig;
+use crate::options::scene::SceneArgs;
 
 /// Options of `broadphase recommend`.
 #[derive(Debug, Args)]
@@ -23,26 +25,37 @@ pub struct RecommendArgs {
     /// Where to write the winning configuration (`bench --config` loads it).
     #[arg(long, default_value = "recommendation.toml")]
     out: PathBuf,
-    /// Also print the table as JSON on stdout instead of the text table.
+    /// Output format of the ranking (the columns are named in docs/outputs.md).
+    #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
+    format: Format,
+    /// The same as `--format json`.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
     scene: SceneArgs,
 }
 
-/// One configuration's trial. Times are milliseconds per step (set, update and narrow phase).
-#[derive(Debug, Clone, Serialize)]
+/// One configuration's trial: its `total_ms` per step (set_aabbs, update and narrow phase).
+#[derive(Debug, Clone)]
 pub struct Trial {
+    /// The configuration's label.
     pub configuration: String,
-    #[serde(skip)]
+    /// The configuration.
     pub config: AlgorithmConfig,
-    pub steps: usize,
-    pub mean_ms: f64,
-    pub median_ms: f64,
-    pub p95_ms: f64,
-    pub bytes_per_proxy: f64,
+    /// The measured steps (none when not tried).
+    pub measured: Option<Measurement>,
     /// Why it has no full result: stopped as too slow, or not tried for lack of time.
     pub note: Option<String>,
+}
+
+impl Trial {
+    /// `total_ms_mean`, the ranking's key: infinite without a full result.
+    fn mean_ms(&self) -> f64 {
+        match (&self.measured, &self.note) {
+            (Some(m), None) => m.total.mean,
+            _ => f64::INFINITY,
+        }
+    }
 }
 
 /// The configurations tried: every library algorithm with its defaults, then the variants of
@@ -112,52 +125,48 @@ fn shortened(scene: &Scene, scale: f64) -> Scene {
     short
 }
 
+/// How long trials run: the scene shortened to fit every configuration in the budget.
+struct TrialPlan {
+    scene: Scene,
+    started: Instant,
+    /// The probe's median step: the first bar that stops hopeless trials.
+    probe_median_ms: f64,
+}
+
 pub fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
     if !(args.budget.is_finite() && args.budget > 0.0) {
         anyhow::bail!("--budget must be a positive number of seconds");
     }
-    crate::output::check_writable_file(&args.out)?;
-    let started = Instant::now();
+    check_writable_file(&args.out)?;
     let scene = args.scene.builder(&[])?.build()?;
     let configs = configurations(&scene);
-    let (trial_scene, probe_median) = trial_scene(args, &scene, configs.len(), started)?;
+    let plan = plan_trials(&scene, configs.len(), args.budget)?;
     eprintln!(
         "recommend: {} configurations, {} steps each ({} warm-up), budget {:.0} s",
         configs.len(),
-        trial_scene.steps,
-        trial_scene.warmup,
+        plan.scene.steps,
+        plan.scene.warmup,
         args.budget
     );
-    let mut trials = run_trials(args, configs, &trial_scene, probe_median, started)?;
-    // Ranked by the mean step (the scene's total time), ties by name: deterministic order.
-    trials.sort_by(|a, b| {
-        a.mean_ms
-            .total_cmp(&b.mean_ms)
-            .then_with(|| a.configuration.cmp(&b.configuration))
-    });
+    let mut trials = run_trials(configs, &plan, args.budget)?;
+    rank(&mut trials);
     let winner = trials
         .first()
         .filter(|t| t.note.is_none())
         .ok_or_else(|| anyhow::anyhow!("no configuration finished its trial"))?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&trials)?);
-    } else {
-        print_table(&trials);
-    }
-    print_recommendation(&trials, winner);
-    write_recommendation(args, winner)?;
+    let mut report = Report::of(ranking(&trials));
+    report.footer.push(recommendation(&trials, winner));
+    report.footer.push(format!("wrote {}", args.out.display()));
+    write_config(args, winner)?;
+    let format = if args.json { Format::Json } else { args.format };
+    emit(&report, format, &mut std::io::stdout().lock())?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The scene shortened so that every configuration fits the budget, found by a probe: the
-/// scene at a small scale with the all-rounder, timed with the simulation. Also the probe's
-/// median step, the first "best so far".
-fn trial_scene(
-    args: &RecommendArgs,
-    scene: &Scene,
-    configurations: usize,
-    started: Instant,
-) -> anyhow::Result<(Scene, f64)> {
+/// A probe: the scene at a small scale with the all-rounder, timed with the simulation, to
+/// pick the scale that fits `configurations` trials in the budget.
+fn plan_trials(scene: &Scene, configurations: usize, budget: f64) -> anyhow::Result<TrialPlan> {
+    let started = Instant::now();
     let probe_scale = 0.05;
     let probe = shortened(scene, probe_scale);
     let probe_start = Instant::now();
@@ -170,91 +179,124 @@ fn trial_scene(
         &ProgressBar::hidden(),
     )?;
     let probe_seconds = probe_start.elapsed().as_secs_f64();
-    let per_config =
-        (args.budget - started.elapsed().as_secs_f64()).max(0.0) / configurations as f64;
+    let per_config = (budget - started.elapsed().as_secs_f64()).max(0.0) / configurations as f64;
     // The all-rounder should take a third of a configuration's share: slower ones get
     // their share and are stopped at its end (they lose to any that finished).
     let scale = (probe_scale * per_config / (3.0 * probe_seconds.max(1e-6))).clamp(0.0, 1.0);
-    Ok((shortened(scene, scale), probed.total.median))
+    Ok(TrialPlan {
+        scene: shortened(scene, scale),
+        started,
+        probe_median_ms: probed.total.median,
+    })
 }
 
-/// Times every configuration on `trial_scene`, each within its share of what is left of the
-/// budget; one ten times slower than the best so far is stopped early.
+/// Each configuration in turn, within its share of what is left of the budget.
 fn run_trials(
-    args: &RecommendArgs,
     configs: Vec<AlgorithmConfig>,
-    trial_scene: &Scene,
-    probe_median: f64,
-    started: Instant,
+    plan: &TrialPlan,
+    budget: f64,
 ) -> anyhow::Result<Vec<Trial>> {
-    let hidden = ProgressBar::hidden();
     let mut trials: Vec<Trial> = Vec::new();
-    let mut best_median = probe_median;
+    let mut best_median = plan.probe_median_ms;
     let count = configs.len();
     for (k, config) in configs.into_iter().enumerate() {
-        let label = config.label();
-        let left = args.budget - started.elapsed().as_secs_f64();
+        let configuration = config.label();
+        let left = budget - plan.started.elapsed().as_secs_f64();
         if left <= 0.0 {
             trials.push(Trial {
-                configuration: label,
+                configuration,
                 config,
-                steps: 0,
-                mean_ms: f64::INFINITY,
-                median_ms: f64::INFINITY,
-                p95_ms: f64::INFINITY,
-                bytes_per_proxy: 0.0,
+                measured: None,
                 note: Some("not tried: budget spent".into()),
             });
             continue;
         }
-        let options = config.options()?;
+        // A configuration ten times slower than the best so far cannot win: stop it early.
         let limit = 10.0 * best_median + 5.0;
         let share = std::time::Duration::from_secs_f64(left / (count - k) as f64);
         let m = measure_until(
             &config.algorithm,
-            &options,
-            trial_scene,
+            &config.options()?,
+            &plan.scene,
             0,
             limit,
             Some(Instant::now() + share),
-            &hidden,
+            &ProgressBar::hidden(),
         )?;
         let note = m.stopped.map(|(step, _)| {
             format!(
                 "too slow: stopped at step {step} of {} (out of its time share or 10× the best step)",
-                trial_scene.steps
+                plan.scene.steps
             )
         });
         if note.is_none() {
             best_median = best_median.min(m.total.median);
         }
         trials.push(Trial {
-            configuration: label,
+            configuration,
             config,
-            steps: m.steps,
-            mean_ms: if note.is_some() {
-                f64::INFINITY
-            } else {
-                m.total.mean
-            },
-            median_ms: m.total.median,
-            p95_ms: m.total.p95,
-            bytes_per_proxy: m.bytes_per_proxy,
+            measured: Some(m),
             note,
         });
     }
     Ok(trials)
 }
 
-/// The one-line recommendation, beside the all-rounder and the runner-up.
-fn print_recommendation(trials: &[Trial], winner: &Trial) {
+/// Ranked by `total_ms_mean` (the scene's total time), ties by name: a deterministic order.
+fn rank(trials: &mut [Trial]) {
+    trials.sort_by(|a, b| {
+        a.mean_ms()
+            .total_cmp(&b.mean_ms())
+            .then_with(|| a.configuration.cmp(&b.configuration))
+    });
+}
+
+/// The ranking: `rank`, `configuration`, `steps`, `total_ms_mean`, `total_ms_median`,
+/// `total_ms_p95`, `bytes_per_proxy` (and `note` for programs; a row's note for people).
+fn ranking(trials: &[Trial]) -> Table {
+    let fields: Vec<Field> = vec![
+        RANK.plain().into(),
+        CONFIGURATION.plain().into(),
+        STEPS.plain().into(),
+        TOTAL_MS.mean().into(),
+        TOTAL_MS.median().into(),
+        TOTAL_MS.with(Statistic::P95).into(),
+        BYTES_PER_PROXY.plain().into(),
+        Field::from(NOTE.plain()).for_programs(),
+    ];
+    let mut table = Table::new("trials", fields);
+    for (k, t) in trials.iter().enumerate() {
+        let full = t.measured.as_ref().filter(|_| t.note.is_none());
+        let time = |get: fn(&Measurement) -> f64| Value::float_or_missing(full.map(get));
+        let mut row = Row::from(vec![
+            if full.is_some() {
+                Value::int(k + 1)
+            } else {
+                Value::Missing
+            },
+            Value::text(&t.configuration),
+            Value::int_or_missing(t.measured.as_ref().map(|m| m.steps)),
+            time(|m| m.total.mean),
+            time(|m| m.total.median),
+            time(|m| m.total.p95),
+            Value::float_or_missing(t.measured.as_ref().map(|m| m.bytes_per_proxy)),
+            t.note.as_ref().map_or(Value::Missing, Value::text),
+        ]);
+        row.note = t.note.clone();
+        table.push(row);
+    }
+    table
+}
+
+/// The recommendation line: the winner, beside the library's all-rounder and the next one.
+fn recommendation(trials: &[Trial], winner: &Trial) -> String {
     let default = trials
         .iter()
         .find(|t| t.configuration == "sort-and-sweep" && t.note.is_none());
     let versus = match default {
         Some(d) if d.configuration != winner.configuration => format!(
             ", {:.2}× the time of the library's all-rounder sort-and-sweep",
-            winner.mean_ms / d.mean_ms.max(1e-9)
+            winner.mean_ms() / d.mean_ms().max(1e-9)
         ),
         _ => String::new(),
     };
@@ -265,54 +307,33 @@ fn print_recommendation(trials: &[Trial], winner: &Trial) {
             format!(
                 "; next: {} ({:.2}×)",
                 t.configuration,
-                t.mean_ms / winner.mean_ms.max(1e-9)
+                t.mean_ms() / winner.mean_ms().max(1e-9)
             )
         })
         .unwrap_or_default();
-    println!(
-        "\nrecommendation: {} — {:.3} ms per step on average, p95 {:.3} ms{versus}{runner_up}",
-        winner.configuration, winner.mean_ms, winner.p95_ms
-    );
+    let p95 = winner.measured.as_ref().map_or(f64::NAN, |m| m.total.p95);
+    format!(
+        "recommendation: {} — total_ms_mean {:.3}, total_ms_p95 {p95:.3}{versus}{runner_up}",
+        winner.configuration,
+        winner.mean_ms()
+    )
 }
 
-/// Writes the winner to `--out` with how it was found in its header comments.
-fn write_recommendation(args: &RecommendArgs, winner: &Trial) -> anyhow::Result<()> {
-    let source = args
-        .scene
-        .scene
-        .as_ref()
-        .map_or("the default scene".to_string(), |p| p.display().to_string());
+/// Writes the winner's configuration file, its origin in comments above it.
+fn write_config(args: &RecommendArgs, winner: &Trial) -> anyhow::Result<()> {
+    let steps = winner.measured.as_ref().map_or(0, |m| m.steps);
     let header = vec![
-        format!("broadphase recommend --scene {source} --budget {}", args.budget),
         format!(
-            "{}: {:.3} ms per step on average ({} trial steps); load with `broadphase bench --config FILE`",
-            winner.configuration, winner.mean_ms, winner.steps
+            "broadphase recommend --scene {} --budget {}",
+            args.scene.source(),
+            args.budget
+        ),
+        format!(
+            "{}: total_ms_mean {:.3} ({steps} trial steps); load with `broadphase bench --config FILE`",
+            winner.configuration,
+            winner.mean_ms()
         ),
         "or build it in Rust:".to_string(),
     ];
-    crate::output::write_atomically(&args.out, winner.config.to_file_text(&header).as_bytes())?;
-    println!("wrote {}", args.out.display());
-    Ok(())
-}
-
-fn print_table(trials: &[Trial]) {
-    println!(
-        "{:>4}  {:<38} {:>6} {:>10} {:>10} {:>10} {:>8}",
-        "rank", "configuration", "steps", "mean ms", "median ms", "p95 ms", "B/proxy"
-    );
-    for (rank, t) in trials.iter().enumerate() {
-        match &t.note {
-            None => println!(
-                "{:>4}  {:<38} {:>6} {:>10.3} {:>10.3} {:>10.3} {:>8.0}",
-                rank + 1,
-                t.configuration,
-                t.steps,
-                t.mean_ms,
-                t.median_ms,
-                t.p95_ms,
-                t.bytes_per_proxy
-            ),
-            Some(note) => println!("{:>4}  {:<38} {note}", "-", t.configuration),
-        }
-    }
+    write_atomically(&args.out, winner.config.to_file_text(&header).as_bytes())
 }

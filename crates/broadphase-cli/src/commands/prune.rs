@@ -11,10 +11,13 @@ use broadphase::verify::SplitMix64;
 use broadphase::{Aabb, Vec3};
 use clap::{Args, ValueEnum};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
-use serde::Serialize;
 
-use crate::bench::Format;
-use crate::stats::summarize;
+use crate::export::quantity::{
+    CPU, METHOD, NS_PER_BOX, OBJECTS, POSSIBLE_PAIRS, PRUNE_MS, REPEAT, RUNS, SEED, THREADS,
+    VS_COMPLETE_PAIRS, WORKLOAD,
+};
+use crate::export::{emit, Format, Report, Statistic, Table, Value};
+use crate::measure::stats::summarize;
 
 /// Brute force runs only up to this many boxes (it is quadratic).
 const BRUTE_FORCE_MAX_OBJECTS: usize = 20_000;
@@ -22,11 +25,10 @@ const BRUTE_FORCE_MAX_OBJECTS: usize = 20_000;
 const BRUTE_FORCE_MAX_REPEAT: usize = 5;
 
 /// A generated set of boxes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Workload {
     /// Centres uniform in a cube of side 4096, half extents uniform in [0, 127] per axis (the
-    /// published box-pruning benchmark; the density grows with N).
+    /// box-pruning benchmark of [Terdiman07, Box pruning revisited]; the density grows with N).
     Cube,
     /// Like `cube`, but the cube grows with N so that there is about one pair per box.
     Sparse,
@@ -58,34 +60,74 @@ pub struct PruneArgs {
     /// 20,000 boxes), + threads for every pass.
     #[arg(long)]
     techniques: bool,
-    /// Output format.
+    /// Output format (the columns are named in docs/outputs.md).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
 }
 
-/// One timed method. Times in milliseconds per call.
-#[derive(Debug, Clone, Serialize)]
-pub struct PruneRow {
-    pub method: String,
-    pub runs: usize,
-    pub median_ms: f64,
-    pub min_ms: f64,
-    pub pairs: usize,
-    pub ns_per_box: f64,
-    /// This method's median over `complete_pairs`' median (> 1: `complete_pairs` is faster).
-    pub ratio: f64,
+impl Workload {
+    /// Its name on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            Workload::Cube => "cube",
+            Workload::Sparse => "sparse",
+            Workload::Clustered => "clustered",
+        }
+    }
 }
 
-/// The whole report.
-#[derive(Debug, Clone, Serialize)]
-pub struct PruneReport {
-    pub workload: Workload,
-    pub objects: usize,
-    pub threads: usize,
-    pub repeat: usize,
-    pub seed: u64,
-    pub cpu: String,
-    pub rows: Vec<PruneRow>,
+/// One timed method. Times in milliseconds per call.
+#[derive(Debug, Clone)]
+pub struct PruneRow {
+    /// The method.
+    pub method: String,
+    /// Timed runs.
+    pub runs: usize,
+    /// `prune_ms_median`.
+    pub median_ms: f64,
+    /// `prune_ms_min`.
+    pub min_ms: f64,
+    /// `possible_pairs`: the overlapping pairs found.
+    pub pairs: usize,
+    /// `ns_per_box`.
+    pub ns_per_box: f64,
+}
+
+/// The settings and the rows as a report: `vs_complete_pairs` against the first row.
+fn report(args: &PruneArgs, objects: usize, rows: &[PruneRow]) -> Report {
+    let fields = vec![
+        METHOD.plain().into(),
+        RUNS.plain().into(),
+        PRUNE_MS.median().into(),
+        PRUNE_MS.with(Statistic::Min).into(),
+        POSSIBLE_PAIRS.plain().into(),
+        NS_PER_BOX.plain().into(),
+        VS_COMPLETE_PAIRS.plain().into(),
+    ];
+    let mut table = Table::new("rows", fields);
+    let base = rows.first().map_or(f64::NAN, |r| r.median_ms);
+    for r in rows {
+        table.push(vec![
+            Value::text(&r.method),
+            Value::int(r.runs),
+            Value::Float(r.median_ms),
+            Value::Float(r.min_ms),
+            Value::int(r.pairs),
+            Value::Float(r.ns_per_box),
+            Value::Float(r.median_ms / base),
+        ]);
+    }
+    Report {
+        meta: vec![
+            (WORKLOAD.plain(), Value::text(args.workload.name())),
+            (OBJECTS.plain(), Value::int(objects)),
+            (THREADS.plain(), Value::int(args.threads)),
+            (REPEAT.plain(), Value::int(args.repeat)),
+            (SEED.plain(), Value::Int(args.seed)),
+            (CPU.plain(), Value::text(cpu_model())),
+        ],
+        ..Report::of(table)
+    }
 }
 
 /// Runs `broadphase prune`.
@@ -151,23 +193,11 @@ pub fn run(args: &PruneArgs) -> anyhow::Result<ExitCode> {
     if args.techniques {
         techniques(args, &boxes, &mut rows)?;
     }
-    let base = rows[0].median_ms;
-    for r in &mut rows {
-        r.ratio = r.median_ms / base;
-    }
-    let report = PruneReport {
-        workload: args.workload,
-        objects: n,
-        threads: args.threads,
-        repeat: args.repeat,
-        seed: args.seed,
-        cpu: cpu_model(),
-        rows,
-    };
-    match args.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Table => print_table(&report),
-    }
+    emit(
+        &report(args, n, &rows),
+        args.format,
+        &mut std::io::stdout().lock(),
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -227,13 +257,12 @@ struct Timing {
     pairs: usize,
 }
 
-/// One untimed warm-up call, then `repeat` timed calls of `f`, which returns its pair count.
 /// One rung of the technique ladder: the change to the previous rung's options.
 type AddTechnique<'a> = dyn Fn(&mut PruneOptions) + 'a;
 
 /// Runs `f` once untimed, then `repeat` timed times, or at most [`SLOW_REPEAT`] when the
-/// untimed run took more than [`SLOW_SECONDS`] (the ladder's first rungs at a million boxes
-/// take tens of seconds a run).
+/// untimed run took more than [`SLOW_SECONDS`] (the ladder's first rungs are slow on large
+/// inputs).
 fn time(repeat: usize, f: impl FnMut() -> anyhow::Result<usize>) -> anyhow::Result<Timing> {
     time_capped(repeat, SLOW_SECONDS, f)
 }
@@ -275,7 +304,6 @@ fn row(method: String, timing: &Timing, n: usize) -> PruneRow {
         min_ms: millis.first().copied().unwrap_or(0.0),
         pairs: timing.pairs,
         ns_per_box: summary.median * 1e6 / n.max(1) as f64,
-        ratio: 1.0,
     }
 }
 
@@ -284,23 +312,6 @@ fn plural(n: usize) -> &'static str {
         ""
     } else {
         "s"
-    }
-}
-
-fn print_table(report: &PruneReport) {
-    println!(
-        "prune: {:?} workload, {} boxes, seed {}, {} timed runs, CPU: {}",
-        report.workload, report.objects, report.seed, report.repeat, report.cpu
-    );
-    println!(
-        "{:<40} {:>5} {:>11} {:>11} {:>10} {:>9} {:>9}",
-        "method", "runs", "median ms", "min ms", "pairs", "ns/box", "x ours"
-    );
-    for r in &report.rows {
-        println!(
-            "{:<40} {:>5} {:>11.3} {:>11.3} {:>10} {:>9.1} {:>9.2}",
-            r.method, r.runs, r.median_ms, r.min_ms, r.pairs, r.ns_per_box, r.ratio
-        );
     }
 }
 
@@ -468,7 +479,7 @@ mod tests {
         assert_eq!(cube.len(), 10_000);
         let mut pairs = Vec::new();
         brute_force(&cube, &mut pairs);
-        // "About 12,000 pairs at 10,000 boxes".
+        // The density of [Terdiman07, Box pruning revisited] (its text states the pair count).
         assert!((9_000..15_000).contains(&pairs.len()), "{}", pairs.len());
         let sparse = generate(Workload::Sparse, 5_000, 2);
         brute_force(&sparse, &mut pairs);

@@ -43,7 +43,7 @@ pub struct VerifyArgs {
 }
 
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    let names = crate::parse_algorithms(&args.algorithms)?;
+    let names = crate::options::algorithms::parse_list(&args.algorithms)?;
     if args.objects == 0 || args.steps == 0 {
         anyhow::bail!("--objects and --steps must be at least 1");
     }
@@ -81,7 +81,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     }
     let algorithms: Vec<Box<dyn BroadPhase>> = names
         .iter()
-        .map(|name| crate::algorithms::create(name, &options))
+        .map(|name| crate::options::algorithms::create(name, &options))
         .collect::<Result<_, _>>()?;
     let config = VerifyConfig {
         objects: args.objects,

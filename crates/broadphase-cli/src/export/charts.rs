@@ -1,5 +1,6 @@
 //! Line charts of a sweep (one line per algorithm) as SVG and PNG, with the bundled
-//! DejaVu font so that no system font is needed.
+//! DejaVu font so that no system font is needed. A chart draws one column of the quantity
+//! table: the files are named by its key and the y axis by its key and unit.
 
 use std::path::Path;
 use std::sync::Once;
@@ -8,7 +9,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
-use crate::output::write_atomically_with;
+use super::files::write_atomically_with;
+use super::Column;
 
 /// One chart's data: x positions (value index when categorical) and one series per line.
 pub struct Chart<'a> {
@@ -16,8 +18,8 @@ pub struct Chart<'a> {
     pub title: String,
     /// Label of the x axis.
     pub x_label: &'a str,
-    /// Label of the y axis.
-    pub y_label: &'a str,
+    /// The column drawn: the file name and the y axis label.
+    pub y: Column,
     /// Labels of the x values, in order.
     pub x_values: &'a [String],
     /// `(name, y per x value)`; NaN marks a missing point.
@@ -52,9 +54,10 @@ pub fn wants_log(values: impl IntoIterator<Item = f64>) -> bool {
     hi > 0.0 && hi / lo >= 100.0
 }
 
-/// Writes `DIR/stem.svg` and `DIR/stem.png`, each atomically.
-pub fn write_chart(dir: &Path, stem: &str, chart: &Chart) -> anyhow::Result<()> {
+/// Writes `DIR/<key>.svg` and `DIR/<key>.png` (the key of the column drawn), each atomically.
+pub fn write_chart(dir: &Path, chart: &Chart) -> anyhow::Result<()> {
     register_font();
+    let stem = chart.y.key();
     write_atomically_with(&dir.join(format!("{stem}.svg")), |tmp| {
         draw(SVGBackend::new(tmp, (900, 560)).into_drawing_area(), chart)
     })?;
@@ -161,9 +164,9 @@ where
             chart.x_label.to_string()
         })
         .y_desc(if log_y {
-            format!("{} (log)", chart.y_label)
+            format!("{} (log)", chart.y.axis_label())
         } else {
-            chart.y_label.to_string()
+            chart.y.axis_label()
         })
         .x_labels(x_labels)
         .x_label_formatter(&x_fmt)
@@ -211,6 +214,7 @@ fn min_max(values: &[f64]) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::quantity::{POSSIBLE_PAIRS, TOTAL_MS};
     use super::*;
 
     #[test]
@@ -240,17 +244,18 @@ mod tests {
         let chart = Chart {
             title: "t".into(),
             x_label: "objects",
-            y_label: "ms",
+            y: TOTAL_MS.median(),
             x_values: &xs,
             series: vec![
                 ("a".into(), vec![1.0, 10.0, 100.0]),
                 ("b".into(), vec![1.0, f64::NAN, 3.0]),
             ],
         };
-        write_chart(&dir, "total_ms", &chart).unwrap();
-        let svg = std::fs::read_to_string(dir.join("total_ms.svg")).unwrap();
+        write_chart(&dir, &chart).unwrap();
+        let svg = std::fs::read_to_string(dir.join("total_ms_median.svg")).unwrap();
         assert!(svg.contains("<svg") && svg.contains("objects"));
-        let png = std::fs::read(dir.join("total_ms.png")).unwrap();
+        assert!(svg.contains("total_ms_median (ms per step)"));
+        let png = std::fs::read(dir.join("total_ms_median.png")).unwrap();
         assert_eq!(&png[1..4], b"PNG");
         let cats = vec!["sphere".to_string(), "box".into()];
         let chart = Chart {
@@ -258,7 +263,12 @@ mod tests {
             series: vec![("a".into(), vec![1.0, 2.0])],
             ..chart
         };
-        write_chart(&dir, "shapes", &chart).unwrap();
+        let chart = Chart {
+            y: POSSIBLE_PAIRS.mean(),
+            ..chart
+        };
+        write_chart(&dir, &chart).unwrap();
+        assert!(dir.join("possible_pairs_mean.png").is_file());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

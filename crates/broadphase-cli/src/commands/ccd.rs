@@ -1,5 +1,5 @@
-//! `broadphase ccd`: continuous-time collision detection runs, and the reproductions of [Kaya16, Tables 5.1–5.2]
-//! `ccd-table-5.1` and `ccd-table-5.2`.
+//! `broadphase ccd`: continuous-time collision detection runs, and the reproductions of
+//! [Kaya16, Tables 5.1–5.2] (`ccd-table-5.1`, `ccd-table-5.2`).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -16,12 +16,19 @@ use broadphase_ccd::{
 };
 use clap::{Args, ValueEnum};
 
+use crate::export::files::{prepare_dir, write_atomically, write_atomically_with};
+use crate::export::quantity::{
+    CHECKED, COLLISIONS, COLLISIONS_PER_SECOND, COMPLETED, DIM, EVENTS_PER_SECOND, METHOD, OBJECTS,
+    SEED, SIMULATED_SECONDS, WALL_HITS, WALL_SECONDS,
+};
+use crate::export::{emit, Format, Report, Table, Value};
+
 /// Next-event finder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CcdMethod {
     /// Every pair at every event, O(n²) per event.
     AllPairs,
-    /// The swept-AABB BVH of [Kaya16, Algorithm 4] with adaptive time step.
+    /// The swept-AABB BVH with adaptive time step of [Kaya16, Algorithm 4].
     SweptBvh,
     /// Event calendar with neighbour cells, O(log n) per event.
     Calendar,
@@ -37,15 +44,6 @@ impl From<CcdMethod> for Method {
     }
 }
 
-/// Output format of `broadphase ccd`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CcdFormat {
-    /// Human-readable lines.
-    Table,
-    /// One JSON object.
-    Json,
-}
-
 /// Options of the next-event finders: the swept-BVH method's constants, and the calendar's
 /// choice of kernels.
 #[derive(Debug, Clone, Args)]
@@ -59,7 +57,8 @@ pub struct FinderArgs {
     /// swept-bvh: factor applied to Δt after an event (in (0, 1]).
     #[arg(long, default_value_t = 0.5)]
     shrink: f64,
-    /// swept-bvh: rebuild the hierarchy every N events, refit in between (1 = [Kaya16, Algorithm 4]).
+    /// swept-bvh: rebuild the hierarchy every N events, refit in between (1: as in
+    /// [Kaya16, Algorithm 4]).
     #[arg(long, default_value_t = 1)]
     rebuild_every: u32,
     /// calendar: use the scalar kernels instead of the AVX2 ones the CPU may have (the same
@@ -94,15 +93,15 @@ pub struct CcdArgs {
     /// Next-event finder.
     #[arg(long, value_enum, default_value_t = CcdMethod::Calendar)]
     method: CcdMethod,
-    /// 2 (circles, as in [Kaya16, ch. 5]) or 3 (spheres).
+    /// 2 (circles, as in [Kaya16, Table 5.1]) or 3 (spheres).
     #[arg(long, default_value_t = 2)]
     dim: usize,
     /// Scene seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CcdFormat::Table)]
-    format: CcdFormat,
+    /// Output format (the columns are named in docs/outputs.md).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
     /// Write the event log as CSV (`time,kind,a,b`) to this file.
     #[arg(long)]
     events: Option<PathBuf>,
@@ -121,7 +120,7 @@ pub struct CcdArgs {
     /// Give every object mass 1 instead of mass proportional to volume.
     #[arg(long)]
     equal_masses: bool,
-    /// Stop after this many wall-clock seconds (the report says the run is incomplete).
+    /// Stop after this many wall-clock seconds (then `completed` is false).
     #[arg(long)]
     time_cap: Option<f64>,
     #[command(flatten)]
@@ -160,7 +159,7 @@ pub fn run_ccd(args: &CcdArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         // that fails (bad scene, `--check` mismatch, full disk) leaves no partial log.
         Some(path) => {
             let mut report = None;
-            crate::output::write_atomically_with(path, |tmp| {
+            write_atomically_with(path, |tmp| {
                 let file = File::create(tmp)
                     .with_context(|| format!("cannot create {}", path.display()))?;
                 let mut log = BufWriter::new(file);
@@ -184,71 +183,52 @@ pub fn run_ccd(args: &CcdArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         }
         None => run(&config, &mut |_| {})?,
     };
-    match args.format {
-        CcdFormat::Table => {
-            writeln!(out, "method            {}", report.method)?;
-            writeln!(
-                out,
-                "objects           {} ({}D)",
-                report.objects, report.dim
-            )?;
-            writeln!(
-                out,
-                "simulated time    {} s{}",
-                report.simulated_seconds,
-                if report.completed {
-                    ""
-                } else {
-                    " (stopped by the time cap)"
-                }
-            )?;
-            writeln!(out, "collisions        {}", report.collisions)?;
-            writeln!(out, "wall hits         {}", report.wall_hits)?;
-            writeln!(
-                out,
-                "wall time         {:.6} s{}",
-                report.wall_time.as_secs_f64(),
-                if report.checked {
-                    " (including the all-pairs check)"
-                } else {
-                    ""
-                }
-            )?;
-            writeln!(out, "events/s          {:.0}", report.events_per_second())?;
-            writeln!(
-                out,
-                "collisions/s      {:.0}",
-                report.collisions_per_second()
-            )?;
-            if report.checked {
-                writeln!(out, "check             identical to all-pairs")?;
-            }
-        }
-        CcdFormat::Json => {
-            let json = serde_json::json!({
-                "method": report.method.name(),
-                "objects": report.objects,
-                "dim": report.dim,
-                "seed": args.seed,
-                "simulated_seconds": report.simulated_seconds,
-                "completed": report.completed,
-                "checked": report.checked,
-                "collisions": report.collisions,
-                "wall_hits": report.wall_hits,
-                "wall_seconds": report.wall_time.as_secs_f64(),
-                "events_per_second": report.events_per_second(),
-                "collisions_per_second": report.collisions_per_second(),
-            });
-            writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
-        }
-    }
+    emit(&report_of(args, &report), args.format, out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A run as a one-row record.
+fn report_of(args: &CcdArgs, report: &broadphase_ccd::RunReport) -> Report {
+    let fields = [
+        (METHOD.plain(), Value::text(report.method.name())),
+        (OBJECTS.plain(), Value::int(report.objects)),
+        (DIM.plain(), Value::int(report.dim)),
+        (SEED.plain(), Value::Int(args.seed)),
+        (
+            SIMULATED_SECONDS.plain(),
+            Value::Float(report.simulated_seconds),
+        ),
+        (COMPLETED.plain(), Value::Bool(report.completed)),
+        (CHECKED.plain(), Value::Bool(report.checked)),
+        (COLLISIONS.plain(), Value::Int(report.collisions)),
+        (WALL_HITS.plain(), Value::Int(report.wall_hits)),
+        (
+            WALL_SECONDS.plain(),
+            Value::Float(report.wall_time.as_secs_f64()),
+        ),
+        (
+            EVENTS_PER_SECOND.plain(),
+            Value::Float(report.events_per_second()),
+        ),
+        (
+            COLLISIONS_PER_SECOND.plain(),
+            Value::Float(report.collisions_per_second()),
+        ),
+    ];
+    let mut table = Table::new("run", fields.iter().map(|(c, _)| (*c).into()).collect());
+    table.record = true;
+    let mut row = crate::export::Row::from(fields.into_iter().map(|(_, v)| v).collect::<Vec<_>>());
+    if report.checked {
+        row.note = Some("check: every event identical to all-pairs".to_string());
+    }
+    table.push(row);
+    Report::of(table)
 }
 
 /// Options of the continuous-time reproductions (`ccd-table-5.1`, `ccd-table-5.2`).
 #[derive(Debug, Clone, Args)]
 pub struct CcdReproduceArgs {
-    /// ccd tables: 2 (as in [Kaya16, ch. 5]) or 3.
+    /// ccd tables: 2 (as in [Kaya16, Table 5.1]) or 3.
     #[arg(long, default_value_t = 2)]
     dim: usize,
     /// ccd tables: simulated seconds per run.
@@ -287,7 +267,7 @@ pub fn run_reproduce_ccd(
 ) -> anyhow::Result<ExitCode> {
     // An unwritable directory is an error before the long run, not after it.
     if let Some(dir) = out_dir {
-        crate::output::prepare_dir(dir)?;
+        prepare_dir(dir)?;
     }
     let (markdown, csv) = match name {
         "ccd-table-5.1" => {
@@ -334,8 +314,8 @@ pub fn run_reproduce_ccd(
     };
     write!(out, "{markdown}")?;
     if let Some(dir) = out_dir {
-        crate::output::write_atomically(&dir.join(format!("{name}.md")), markdown.as_bytes())?;
-        crate::output::write_atomically(&dir.join(format!("{name}.csv")), csv.as_bytes())?;
+        write_atomically(&dir.join(format!("{name}.md")), markdown.as_bytes())?;
+        write_atomically(&dir.join(format!("{name}.csv")), csv.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

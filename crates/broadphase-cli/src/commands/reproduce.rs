@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use broadphase_sim::SceneBuilder;
 use clap::Args;
 
-use crate::sweep::{report, run_sweep, SweepSpec};
+use super::sweep::{report, run_sweep, SweepSpec};
+use crate::options::algorithms::parse_list;
 
 /// Options of `broadphase reproduce`.
 #[derive(Debug, Args)]
@@ -27,15 +28,15 @@ pub struct ReproduceArgs {
     /// Comma-separated algorithms (default: the preset's, usually all).
     #[arg(long)]
     algorithms: Option<String>,
-    /// Unmeasured steps per run (default: the 200 of [Zych16, ch. 4.1]).
+    /// Unmeasured steps per run (default: 200, as in [Zych16, ch. 4.1]).
     #[arg(long)]
     warmup: Option<usize>,
-    /// Measured steps per run (default: the 400 of [Zych16, ch. 4.1]).
+    /// Measured steps per run (default: 400, as in [Zych16, ch. 4.1]).
     #[arg(long)]
     steps: Option<usize>,
     /// Options of the continuous-time tables (`ccd-table-5.1`, `ccd-table-5.2`).
     #[command(flatten)]
-    ccd: crate::ccd::CcdReproduceArgs,
+    ccd: super::ccd::CcdReproduceArgs,
 }
 
 /// One experiment of a source document.
@@ -64,7 +65,7 @@ pub struct Preset {
 /// The standard configuration of [Zych16, ch. 4.1]: 1000 objects, Beta(100, 100) sizes, the
 /// five shapes, density 0.05, velocities re-drawn every 10th step, 200 + 400 steps. Its
 /// "40 units per step" is read as 40 units per second (see README).
-const THESIS: &[(&str, &str)] = &[
+const ZYCH16_STANDARD: &[(&str, &str)] = &[
     ("objects", "1000"),
     ("density", "0.05"),
     ("size_distribution", "beta"),
@@ -76,9 +77,9 @@ const THESIS: &[(&str, &str)] = &[
     ("redraw_interval", "10"),
 ];
 
-/// The scenes of [Owen18, experiments]: spheres of radius 0.5 bouncing elastically at a constant
-/// speed in a cube.
-const REPORT: &[(&str, &str)] = &[
+/// The scenes of [Owen18, Materials and Methods]: spheres of radius 0.5 bouncing elastically
+/// at a constant speed in a cube.
+const OWEN18_SPHERES: &[(&str, &str)] = &[
     ("shapes", "sphere"),
     ("size_distribution", "fixed"),
     ("size_min", "1"),
@@ -92,7 +93,7 @@ const REPORT: &[(&str, &str)] = &[
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "thesis-objects",
-        source: "Zych16, Figs. 4.3-4.7",
+        source: "[Zych16, ch. 4.2, Figs. 4.3–4.7]",
         claim: "Brute force is quadratic in the number of objects and bound by the broad phase. SAP and BVH are between quasi-linear and linear, bound by the narrow phase and AABB updates; SAP is faster up to about 5000 objects, the BVH beyond (Fig. 4.7). The octree is far behind SAP and BVH but well ahead of brute force. Possible collisions grow linearly.",
         settings: &[],
         param: "objects",
@@ -103,7 +104,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "thesis-size-uniformity",
-        source: "Zych16, Figs. 4.10-4.15",
+        source: "[Zych16, ch. 4.2, Figs. 4.10–4.15]",
         claim: "Size uniformity (Beta(a, a), small a = extreme sizes) does not affect brute force, BVH or SAP; extreme sizes make thin rotated objects with loose AABBs, so more possible collisions and a slower narrow phase; the octree suffers from them.",
         settings: &[],
         param: "size_alpha_beta",
@@ -114,7 +115,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "thesis-stationary",
-        source: "Zych16, Figs. 4.16-4.19",
+        source: "[Zych16, ch. 4.2, Figs. 4.16–4.19]",
         claim: "More stationary objects make every algorithm faster, roughly linearly with a mild slope; possible and actual collisions fall, and so do update-AABB and narrow-phase times.",
         settings: &[],
         param: "stationary_fraction",
@@ -125,7 +126,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "thesis-velocity",
-        source: "Zych16, Figs. 4.20-4.23",
+        source: "[Zych16, ch. 4.2, Figs. 4.20–4.23]",
         claim: "Faster objects mean more possible and actual collisions and more update-AABB work; the effect is strong at first and weakens at high speeds. SAP is the most sensitive to the loss of coherence.",
         settings: &[],
         param: "mean_speed",
@@ -136,7 +137,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "thesis-density",
-        source: "Zych16, Figs. 4.24-4.27",
+        source: "[Zych16, ch. 4.2, Figs. 4.24–4.27]",
         claim: "Denser worlds: possible collisions grow much faster than actual ones (loose AABBs), the narrow phase grows steeply and linearly; SAP's update cost grows with density; the octree's is invariant.",
         settings: &[],
         param: "density",
@@ -147,7 +148,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "thesis-shapes",
-        source: "Zych16, Figs. 4.28-4.33",
+        source: "[Zych16, ch. 4.2, Figs. 4.28–4.33]",
         claim: "The shape does not change broad-phase times; it changes the narrow phase (spheres cheapest) and the collision counts: actual collisions order box > cylinder > cone > sphere > capsule.",
         settings: &[],
         param: "shapes",
@@ -158,7 +159,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "report-objects",
-        source: "Owen18, Fig. 1",
+        source: "[Owen18, Results, Fig. 1]",
         claim: "In a sparse 1024³ world (radius 0.5, 0.173 m/s), brute force is by far the slowest (600 ms at 1000 objects); the octree is best at large counts; SAP grows faster than the octree; spatial masking (a grid) grows faster still.",
         settings: &[("world_size", "1024"), ("mean_speed", "0.173")],
         param: "objects",
@@ -169,7 +170,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "report-speed",
-        source: "Owen18, Fig. 2",
+        source: "[Owen18, Results, Fig. 2]",
         claim: "339 spheres (radius 0.5) in a 64³ cube, 0 to 415.9 m/s: the octree is the most affected by speed, SAP more resilient, spatial masking (grid) not affected.",
         settings: &[("objects", "339"), ("world_size", "64")],
         param: "mean_speed",
@@ -180,7 +181,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "report-world-size",
-        source: "Owen18, Fig. 3",
+        source: "[Owen18, Results, Fig. 3]",
         claim: "1000 spheres at 43.3 m/s: a larger world helps the octree and SAP, the opposite of a higher speed; spatial masking is unaffected.",
         settings: &[("objects", "1000"), ("mean_speed", "43.3")],
         param: "world_size",
@@ -191,7 +192,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "report-size-variance",
-        source: "Owen18, Fig. 4",
+        source: "[Owen18, Results, Fig. 4]",
         claim: "Normal, inverse-normal and uniform radii (0.001 to 80) against a no-variance control: little difference; size variance is not a critical factor for any algorithm.",
         settings: &[
             ("objects", "500"),
@@ -208,7 +209,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "report-extreme",
-        source: "Owen18, Fig. 5",
+        source: "[Owen18, Results, Fig. 5]",
         claim: "2000 spheres of radius 10 in a 32768³ cube, 0.1 to 119110.8 m/s: the octree wins at low speeds, SAP from about 3100 m/s, spatial masking from about 74000 m/s.",
         settings: &[
             ("objects", "2000"),
@@ -224,7 +225,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "blog-naive-vs-sap",
-        source: "SapBlog",
+        source: "[SapBlog, naive vs SAP measurement]",
         claim: "For 50-250 objects the naive broad phase's time grows with exponent about 1.8, sweep and prune's about 1.0-1.2 (growing past 300); naive is faster below about 15 objects; optimized SAP is more than ten times faster over a wide range.",
         settings: &[
             ("shapes", "sphere"),
@@ -260,9 +261,9 @@ pub fn spec(preset: &Preset, args: &ReproduceArgs) -> anyhow::Result<SweepSpec> 
     let steps = args.steps.unwrap_or(400).to_string();
     let warmup = args.warmup.unwrap_or(200).to_string();
     let family = if preset.name.starts_with("thesis-") {
-        THESIS
+        ZYCH16_STANDARD
     } else if preset.name.starts_with("report-") {
-        REPORT
+        OWEN18_SPHERES
     } else {
         &[]
     };
@@ -274,7 +275,7 @@ pub fn spec(preset: &Preset, args: &ReproduceArgs) -> anyhow::Result<SweepSpec> 
         base.set(field, value)?;
     }
     let algorithms = match (&args.algorithms, preset.algorithms) {
-        (Some(_), _) | (None, None) => crate::parse_algorithms(&args.algorithms)?,
+        (Some(_), _) | (None, None) => parse_list(&args.algorithms)?,
         (None, Some(list)) => list.iter().map(|s| s.to_string()).collect(),
     };
     let values = if args.full {
@@ -303,9 +304,9 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 p.values.join(", ")
             );
         }
-        for name in crate::ccd::CCD_REPRODUCTIONS {
+        for name in super::ccd::CCD_REPRODUCTIONS {
             println!(
-                "{name:<24} Kaya16, Table {} — event-driven runs",
+                "{name:<24} [Kaya16, Table {}] — event-driven runs",
                 &name[10..]
             );
         }
@@ -314,8 +315,8 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     let Some(name) = &args.name else {
         anyhow::bail!("reproduce needs an experiment name (see --list)");
     };
-    if crate::ccd::CCD_REPRODUCTIONS.contains(&name.as_str()) {
-        return crate::ccd::run_reproduce_ccd(
+    if super::ccd::CCD_REPRODUCTIONS.contains(&name.as_str()) {
+        return super::ccd::run_reproduce_ccd(
             name,
             args.out.as_deref(),
             &args.ccd,
@@ -333,7 +334,7 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         preamble,
         "## Source's claim ({})\n\n{}\n\nAlgorithm names here: `brute-force` is the naive \
          approach, `sap` incremental sweep and prune, `sort-and-sweep` the full-sort variant, \
-         `parry-bvh` and `rapier` dynamic BVHs (the counterpart of Bullet's btDbvt used by [Zych16]); grids and \
+         `parry-bvh` and `rapier` dynamic BVHs (the counterpart of btDbvt in [Zych16, ch. 4.1]); grids and \
          trees appear under their own names when registered. Sizes here are {} (`--full` for the \
          source's).\n",
         preset.source,
@@ -345,7 +346,7 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     );
     let outcome = run_sweep(&spec, out, &preamble)?;
-    Ok(report(&outcome, out))
+    report(&outcome, out)
 }
 
 #[cfg(test)]
