@@ -101,8 +101,8 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         println!("first mismatch: {first}");
     }
     println!(
-        "verify: {} algorithms, {} steps, {} checks, {} mismatches",
-        report.algorithms, report.steps, report.checks, report.mismatches
+        "verify: {} algorithms, {} steps, {} checks, {} mismatches ({} updates refused on a pair limit)",
+        report.algorithms, report.steps, report.checks, report.mismatches, report.refused
     );
     Ok(if report.mismatches == 0 {
         ExitCode::SUCCESS

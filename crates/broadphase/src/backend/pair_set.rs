@@ -4,6 +4,12 @@
 //! Add, find and remove are O(1) on average; enumeration walks the dense array, O(pairs).
 //! Removal moves the last pair into the hole, so the array never has gaps. The table doubles
 //! when pairs outnumber buckets, which keeps the average chain shorter than one.
+//!
+//! Memory per pair: 8 bytes of key, 4 of tag, 4 of chain link and 4 to 8 of bucket heads
+//! (the bucket count is the power of two at or above the pair count), so 20 to 24 bytes,
+//! plus the arrays' growth slack (up to twice that just after a doubling).
+
+use crate::{Error, Result};
 
 const NONE: u32 = u32::MAX;
 
@@ -46,6 +52,10 @@ pub struct PairSet {
 }
 
 impl PairSet {
+    /// Most pairs a set holds: positions and chain links are `u32`, and `u32::MAX` marks the
+    /// end of a chain. An insert beyond it fails with [`Error::PairLimit`].
+    pub const MAX_LEN: usize = u32::MAX as usize - 1;
+
     /// An empty set; allocates on first insert.
     pub fn new() -> Self {
         Self::default()
@@ -104,10 +114,16 @@ impl PairSet {
     }
 
     /// Inserts `key` with `tag` if absent. Returns its position and whether it was inserted
-    /// (an existing pair keeps its tag).
-    pub(crate) fn insert_key(&mut self, key: u64, tag: u32) -> (usize, bool) {
+    /// (an existing pair keeps its tag), or [`Error::PairLimit`] when the set holds
+    /// [`PairSet::MAX_LEN`] pairs already.
+    pub(crate) fn insert_key(&mut self, key: u64, tag: u32) -> Result<(usize, bool)> {
         if let Some(position) = self.find_key(key) {
-            return (position, false);
+            return Ok((position, false));
+        }
+        if self.keys.len() >= Self::MAX_LEN {
+            return Err(Error::PairLimit {
+                limit: Self::MAX_LEN,
+            });
         }
         if self.keys.len() >= self.heads.len() {
             self.grow();
@@ -118,13 +134,14 @@ impl PairSet {
         self.tags.push(tag);
         self.next.push(self.heads[bucket]);
         self.heads[bucket] = position as u32;
-        (position, true)
+        Ok((position, true))
     }
 
     /// Inserts the pair `(a, b)` with `tag` if absent. Returns its position and whether it
-    /// was inserted (an existing pair keeps its tag).
+    /// was inserted (an existing pair keeps its tag), or [`Error::PairLimit`] when the set
+    /// holds [`PairSet::MAX_LEN`] pairs already.
     #[inline]
-    pub fn insert(&mut self, a: u32, b: u32, tag: u32) -> (usize, bool) {
+    pub fn insert(&mut self, a: u32, b: u32, tag: u32) -> Result<(usize, bool)> {
         self.insert_key(pair_key(a, b), tag)
     }
 
@@ -185,6 +202,7 @@ impl PairSet {
     }
 
     fn grow(&mut self) {
+        // `MAX_LEN` pairs never need more than 2^32 buckets, so the count stays indexable.
         let buckets = (self.heads.len() * 2).max(64);
         self.heads.clear();
         self.heads.resize(buckets, NONE);
@@ -281,7 +299,7 @@ mod tests {
             if step % 3 == 0 {
                 assert_eq!(set.remove(a, b), model.remove(&key));
             } else {
-                assert_eq!(set.insert(a, b, step).1, model.insert(key));
+                assert_eq!(set.insert(a, b, step).unwrap().1, model.insert(key));
             }
             if step % 10_000 == 0 {
                 assert_eq!(set.len(), model.len());
@@ -300,7 +318,7 @@ mod tests {
     fn grows_and_keeps_tags() {
         let mut set = PairSet::new();
         for i in 0..10_000u32 {
-            set.insert(i, i + 1, i);
+            set.insert(i, i + 1, i).unwrap();
         }
         assert_eq!(set.len(), 10_000);
         assert!(set.heads.len() >= 10_000);

@@ -136,7 +136,7 @@ impl BroadPhase for SpatialMasking {
 
     crate::backend::store_edits!(store);
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         self.slots.clear();
         self.boxes.clear();
         let proxies = &self.store.proxies;
@@ -187,7 +187,7 @@ impl BroadPhase for SpatialMasking {
         }
         self.candidates = candidates;
         self.store.pairs.end_full();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {

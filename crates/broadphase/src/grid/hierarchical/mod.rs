@@ -418,7 +418,7 @@ impl BroadPhase for HierarchicalGrid {
 
     crate::backend::store_moved_edits!(store, moved);
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         for k in 0..self.store.proxies.removed_slots().len() {
             let slot = self.store.proxies.removed_slots()[k] as usize;
             self.unplace(slot);
@@ -461,7 +461,7 @@ impl BroadPhase for HierarchicalGrid {
             }
         }
         self.store.pairs.end_full();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {

@@ -338,7 +338,7 @@ impl BroadPhase for UniformGrid {
 
     crate::backend::store_moved_edits!(store, moved);
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         if self.cell_size.is_none() && !self.store.proxies.is_empty() {
             let size = automatic_cell_size(&self.store.proxies);
             self.cell_size = Some(size);
@@ -350,6 +350,13 @@ impl BroadPhase for UniformGrid {
         for k in 0..self.store.proxies.removed_slots().len() {
             let slot = self.store.proxies.removed_slots()[k] as usize;
             self.unplace(slot);
+        }
+        if self.store.pairs.lost() {
+            // The last update failed on the pair limit and dropped the pairs: every proxy's
+            // pairs are found again, as if all had moved.
+            for slot in self.store.proxies.live_slots() {
+                self.moved.mark(slot);
+            }
         }
         let proxies = &self.store.proxies;
         self.moved.retain(|slot| proxies.is_live(slot));
@@ -368,7 +375,7 @@ impl BroadPhase for UniformGrid {
             self.find_pairs_of(self.moved.slot(k));
         }
         self.moved.clear();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {
