@@ -69,7 +69,9 @@ impl<P: Placement> OctreeBase<P> {
             }
         }
         self.moved.clear();
-        if self.nodes.root_outgrown(self.store.proxies.len()) {
+        if self.nodes.root_outgrown(self.store.proxies.len())
+            || self.nodes.root_oversized(&self.store.proxies)
+        {
             self.rebuild();
         }
         self.store.pairs.begin_full();
