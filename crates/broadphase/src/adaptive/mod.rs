@@ -52,6 +52,13 @@ const RECENT_STEPS: usize = 15;
 
 /// Chooses and switches among the other broad phases by timed trials; see the module docs.
 ///
+/// Worst case: that of the active algorithm, plus the trials, which take at most
+/// [`AdaptiveOptions::trial_budget`] of the time spent in
+/// updates (rounds run on a sample of [`AdaptiveOptions::trial_proxies`] proxies, and
+/// candidates whose cost grows with n² are tried only up to
+/// [`AdaptiveOptions::quadratic_limit`] proxies); a switch rebuilds the chosen algorithm on
+/// every proxy once, O(its build).
+///
 /// ```
 /// use broadphase::{Adaptive, Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyKind};
 /// let mut bp = Adaptive::new(Default::default()).unwrap();

@@ -51,6 +51,11 @@ impl Default for GridOptions {
 /// their cells). Box queries walk the cells of the query box (or scan when it covers more cells
 /// than there are proxies); ray casts use the provided linear scan.
 ///
+/// Worst case: O(n²) per update when the boxes crowd a few cells (all stacked on one spot, or
+/// a scene many times smaller than a cell the caller gave), since every moved box is tested
+/// against every occupant of its cells; and O(n) per moved box for each box in the oversized
+/// list. Memory O(n · [`GridOptions::max_cells_per_box`] + pairs).
+///
 /// Cell size: given to [`UniformGrid::with_cell_size`], or chosen automatically at the first
 /// update that has proxies as twice the mean of the boxes' largest edge (ignoring boxes with an
 /// infinite edge, and counting an edge above eight times the median as eight medians; 1 when
