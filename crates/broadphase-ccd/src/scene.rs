@@ -1,10 +1,10 @@
 //! The benchmark scene of [Kaya16, ch. 5.2]: constant density whatever N, uniform random sizes
 //! and speeds such that the fastest body crosses the box corner to corner in one second.
 
-use crate::world::{MAX_MAGNITUDE, MIN_MAGNITUDE};
 use crate::body::{Body, MassModel};
 use crate::error::CcdError;
 use crate::world::World;
+use crate::world::{MAX_MAGNITUDE, MIN_MAGNITUDE};
 
 /// Parameters of a generated scene.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -156,7 +156,9 @@ pub fn generate_scene(config: &SceneConfig) -> Result<World, CcdError> {
     // Cells at least one largest diameter wide, and no more of them than about four per
     // body, so that the grid's memory follows the body count whatever the radii's spread.
     let most_per_side = ((4 * n) as f64).powf(1.0 / dim as f64).floor();
-    let cells_per_side = (side / (2.0 * r_max)).floor().clamp(1.0, most_per_side.max(1.0)) as usize;
+    let cells_per_side = (side / (2.0 * r_max))
+        .floor()
+        .clamp(1.0, most_per_side.max(1.0)) as usize;
     let cell_width = side / cells_per_side as f64;
     let cell_of = |p: &[f64; 3]| -> [usize; 3] {
         let mut c = [0usize; 3];

@@ -33,7 +33,9 @@ pub fn install() -> std::io::Result<()> {
 /// Removes the registered temporary files, says so, and exits with `128 + signal`. Holds
 /// the registry's lock to the end, so that no writer registers a new file meanwhile.
 fn clean_up_and_exit(signal: i32) -> ! {
-    let temporaries = TEMPORARIES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let temporaries = TEMPORARIES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let removed = temporaries
         .iter()
         .filter(|path| std::fs::remove_file(path).is_ok())

@@ -139,7 +139,7 @@ pub fn run_ccd(args: &CcdArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         anyhow::bail!(
             "--seconds must be positive and at most {MAX_SIMULATED_SECONDS} simulated seconds \
              (got {}); a longer run would not end",
-            args.seconds
+            crate::options::duration::short(args.seconds)
         );
     }
     // A body's motion, mass, events, calendar entries and cells, with growth slack.

@@ -246,14 +246,12 @@ fn resident_grew(args: &SoakArgs, soaked: &Soaked) -> std::io::Result<bool> {
 
 /// Prints each structure's peak memory in round 1 and after; whether one grew beyond
 /// `--memory-growth` (plus 1 MiB).
-fn structures_grew(
-    args: &SoakArgs,
-    verifier: &Verifier,
-    soaked: &Soaked,
-) -> std::io::Result<bool> {
+fn structures_grew(args: &SoakArgs, verifier: &Verifier, soaked: &Soaked) -> std::io::Result<bool> {
     let judged = soaked.rounds >= 2 || soaked.later_peak.iter().any(|&b| b > 0);
     let Some((_, first)) = soaked.first_round.as_ref().filter(|_| judged) else {
-        crate::console::out!("  (memory growth not judged: the run ended before one round of all scenarios)")?;
+        crate::console::out!(
+            "  (memory growth not judged: the run ended before one round of all scenarios)"
+        )?;
         return Ok(false);
     };
     let mut grew = false;

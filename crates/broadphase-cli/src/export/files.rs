@@ -53,8 +53,7 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
 pub fn prepare_dir(dir: &Path) -> anyhow::Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let probe = temp_path(&dir.join("probe"));
-    fs::write(probe.path(), b"")
-        .with_context(|| format!("cannot write into {}", dir.display()))?;
+    fs::write(probe.path(), b"").with_context(|| format!("cannot write into {}", dir.display()))?;
     let _ = fs::remove_file(probe.path());
     Ok(())
 }

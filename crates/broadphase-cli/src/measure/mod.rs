@@ -118,7 +118,8 @@ pub fn measure_until(
     bp.set_pair_limit(Some(budget.pair_limit(reserved)));
     let too_many_pairs = |e: broadphase::Error| {
         anyhow::anyhow!(
-            "{name}: {e}: the scene's boxes overlap in more pairs than the memory this machine              can give now ({}) holds",
+            "{name}: {e}: the scene's boxes overlap in more pairs than the memory this machine \
+             can give now ({}) holds",
             budget.describe()
         )
     };

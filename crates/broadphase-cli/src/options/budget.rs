@@ -112,7 +112,8 @@ mod tests {
         let limits = "Limit Soft Limit Hard Limit Units\n\
                       Max address space         4096000000           unlimited            bytes\n";
         assert_eq!(address_space_limit(limits), Some(4_096_000_000));
-        let unlimited = "Max address space         unlimited            unlimited            bytes\n";
+        let unlimited =
+            "Max address space         unlimited            unlimited            bytes\n";
         assert_eq!(address_space_limit(unlimited), None);
     }
 
@@ -120,8 +121,14 @@ mod tests {
     fn refuses_beyond_the_budget_and_derives_a_pair_limit() {
         let budget = Budget { bytes: 1 << 30 };
         assert!(budget.check("this", 1 << 29).is_ok());
-        let message = budget.check("four billion boxes", 96 << 30).unwrap_err().to_string();
-        assert!(message.contains("96.0 GiB") && message.contains("1.0 GiB"), "{message}");
+        let message = budget
+            .check("four billion boxes", 96 << 30)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("96.0 GiB") && message.contains("1.0 GiB"),
+            "{message}"
+        );
         assert_eq!(budget.pair_limit(0), (1 << 30) / BYTES_PER_PAIR as usize);
         assert_eq!(budget.pair_limit(u128::MAX), 0);
     }

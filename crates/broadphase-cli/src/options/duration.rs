@@ -11,10 +11,22 @@ pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
 pub fn seconds(flag: &str, seconds: f64) -> anyhow::Result<Duration> {
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= MAX_SECONDS) {
         anyhow::bail!(
-            "{flag} must be a positive number of seconds, at most {MAX_SECONDS} (a year); got {seconds}"
+            "{flag} must be a positive number of seconds, at most {MAX_SECONDS} (a year); got {}",
+            short(seconds)
         );
     }
     Ok(Duration::from_secs_f64(seconds))
+}
+
+/// A number as a person reads it in a message: plain when of moderate magnitude, in
+/// scientific notation otherwise (1e300 is not printed with 300 digits).
+pub fn short(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude == 0.0 || (1e-4..1e9).contains(&magnitude) || !value.is_finite() {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
 }
 
 #[cfg(test)]

@@ -120,7 +120,10 @@ fn plan(args: &BenchArgs) -> anyhow::Result<Plan> {
         anyhow::bail!("--max-step-ms must be positive");
     }
     if args.rounds == 0 || args.rounds > MAX_ROUNDS {
-        anyhow::bail!("--rounds must be between 1 and {MAX_ROUNDS} (got {})", args.rounds);
+        anyhow::bail!(
+            "--rounds must be between 1 and {MAX_ROUNDS} (got {})",
+            args.rounds
+        );
     }
     if args.queries > MAX_QUERIES {
         anyhow::bail!(
@@ -251,7 +254,8 @@ fn log_run(args: &BenchArgs, m: &Measurement) {
     if let Some((step, ms)) = m.stopped {
         crate::console::note!(
             "{name} {}: stopped at measured step {step}: it took {ms:.0} ms (--max-step-ms {})",
-            m.objects, args.max_step_ms
+            m.objects,
+            args.max_step_ms
         );
     }
     if !args.verbose {
@@ -269,7 +273,11 @@ fn log_run(args: &BenchArgs, m: &Measurement) {
     for switch in &m.switches {
         crate::console::note!(
             "{name} {}: step {}: {} -> {}: {}",
-            m.objects, switch.step, switch.from, switch.to, switch.reason
+            m.objects,
+            switch.step,
+            switch.from,
+            switch.to,
+            switch.reason
         );
     }
 }
