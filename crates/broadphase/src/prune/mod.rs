@@ -160,9 +160,13 @@ fn sort_and_gather<const N: usize>(
     gather::gather(scratch, sources, options.bucketing);
 }
 
+/// Most worker threads a call takes: far beyond any machine's cores, well below what would
+/// exhaust the process's threads or memory spawning them.
+const MAX_THREADS: usize = 1024;
+
 fn check_options(options: &PruneOptions) -> Result<()> {
-    if options.threads == 0 {
-        return Err(Error::InvalidOption("threads must be at least 1"));
+    if options.threads == 0 || options.threads > MAX_THREADS {
+        return Err(Error::InvalidOption("threads must be between 1 and 1024"));
     }
     Ok(())
 }

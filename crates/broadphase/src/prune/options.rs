@@ -14,7 +14,7 @@ use super::{Entry, SweepArrays};
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PruneOptions {
-    /// Worker threads for the sweep (rayon); 1 runs on the calling thread. Must be at least 1.
+    /// Worker threads for the sweep (rayon); 1 runs on the calling thread. From 1 to 1024.
     /// Without the `parallel` feature every value runs on the calling thread.
     pub threads: usize,
     /// Use the scalar sweep even when the CPU has AVX2 (same output, for testing and
