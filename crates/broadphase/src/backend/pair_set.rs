@@ -201,6 +201,31 @@ impl PairSet {
         self.next[entry as usize] = self.next[position as usize];
     }
 
+    /// Gives memory back after the set has lost most of its pairs: when the arrays hold more
+    /// than four times the pairs (and more than a small floor), they shrink to twice the
+    /// pairs and the buckets are rehashed. The set must then lose half its pairs again before
+    /// the next shrink, so the O(pairs) rehash is amortised over the removals.
+    pub(crate) fn shrink_if_sparse(&mut self) {
+        const FLOOR: usize = 1024;
+        let len = self.keys.len();
+        if self.keys.capacity() <= FLOOR.max(4 * len) && self.heads.len() <= FLOOR.max(4 * len) {
+            return;
+        }
+        let target = FLOOR.max(2 * len);
+        self.keys.shrink_to(target);
+        self.tags.shrink_to(target);
+        self.next.shrink_to(target);
+        let buckets = target.next_power_of_two();
+        if buckets < self.heads.len() {
+            self.heads = vec![NONE; buckets];
+            for position in 0..len {
+                let bucket = self.bucket(self.keys[position]);
+                self.next[position] = self.heads[bucket];
+                self.heads[bucket] = position as u32;
+            }
+        }
+    }
+
     fn grow(&mut self) {
         // `MAX_LEN` pairs never need more than 2^32 buckets, so the count stays indexable.
         let buckets = (self.heads.len() * 2).max(64);
@@ -312,6 +337,28 @@ mod tests {
             }
         }
         assert!(set.longest_chain() < 16, "chain {}", set.longest_chain());
+    }
+
+    #[test]
+    fn shrinks_after_losing_most_pairs() {
+        let mut set = PairSet::new();
+        for i in 0..100_000u32 {
+            set.insert(i, i + 1, i).unwrap();
+        }
+        let peak = set.memory_bytes();
+        set.retain(|a, _| a % 100 == 0);
+        set.shrink_if_sparse();
+        assert!(
+            set.memory_bytes() * 10 < peak,
+            "{} of {peak}",
+            set.memory_bytes()
+        );
+        assert_eq!(set.len(), 1000);
+        for i in (0..100_000u32).step_by(100) {
+            let position = set.find_key(pair_key(i, i + 1)).unwrap();
+            assert_eq!(set.tag(position), i);
+        }
+        assert!(!set.contains(1, 2));
     }
 
     #[test]

@@ -325,6 +325,7 @@ impl PairTracker {
             self.present_before.clear();
             self.overflowed = false;
             self.lost = true;
+            self.give_back_memory();
             return Err(Error::PairLimit { limit: self.limit });
         }
         self.lost = false;
@@ -347,7 +348,24 @@ impl PairTracker {
         }
         self.absent_before.clear();
         self.present_before.clear();
+        self.give_back_memory();
         Ok(())
+    }
+
+    /// After a step that changed far more pairs than the set holds now (a pair explosion
+    /// that passed, a scene emptied), the set and the change lists shrink, so that memory
+    /// follows the pairs rather than their peak.
+    fn give_back_memory(&mut self) {
+        self.set.shrink_if_sparse();
+        let floor = 1024.max(4 * self.set.len());
+        for list in [&mut self.absent_before, &mut self.present_before] {
+            if list.capacity() > floor {
+                list.shrink_to(floor / 2);
+            }
+        }
+        if self.changed.capacity() > floor {
+            self.changed.shrink_to(floor / 2);
+        }
     }
 
     /// Drops all pairs without events (for `clear`).

@@ -393,21 +393,23 @@ fn coherent_sort_gives_the_same_output_as_the_radix_sort() {
 }
 
 #[test]
-fn zero_threads_is_a_typed_error() {
-    let options = PruneOptions {
-        threads: 0,
-        ..PruneOptions::default()
-    };
-    let mut pairs = vec![(1, 2)];
-    let result = complete_pairs_with(&[], &options, &mut PruneScratch::new(), &mut pairs);
-    assert_eq!(
-        result,
-        Err(Error::InvalidOption("threads must be at least 1"))
-    );
-    assert!(pairs.is_empty());
-    assert!(
-        bipartite_pairs_with(&[], &[], &options, &mut PruneScratch::new(), &mut pairs).is_err()
-    );
+fn thread_counts_out_of_range_are_typed_errors() {
+    for threads in [0, 1025, usize::MAX] {
+        let options = PruneOptions {
+            threads,
+            ..PruneOptions::default()
+        };
+        let mut pairs = vec![(1, 2)];
+        let result = complete_pairs_with(&[], &options, &mut PruneScratch::new(), &mut pairs);
+        assert_eq!(
+            result,
+            Err(Error::InvalidOption("threads must be between 1 and 1024"))
+        );
+        assert!(pairs.is_empty());
+        assert!(
+            bipartite_pairs_with(&[], &[], &options, &mut PruneScratch::new(), &mut pairs).is_err()
+        );
+    }
 }
 
 /// The bucket-first order writes exactly the arrays of the sort-first order (radix sort, then
