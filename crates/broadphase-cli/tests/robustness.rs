@@ -50,6 +50,15 @@ fn with_memory(kib: u64, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Waits for `child` (spawned with its stderr piped): its exit code and stderr.
+fn wait_for(mut child: std::process::Child) -> (Option<i32>, String) {
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        pipe.read_to_string(&mut stderr).unwrap();
+    }
+    (child.wait().unwrap().code(), stderr)
+}
+
 /// Class 1: a reader that goes away (`… | head -1`) ends the program quietly with success; a
 /// full device (`> /dev/full`) is a one-line error and exit code 2.
 #[test]
@@ -75,19 +84,8 @@ fn closed_output_ends_quietly_and_full_output_is_an_error() {
             .spawn()
             .unwrap();
         drop(child.stdout.take());
-        let mut stderr = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut stderr)
-            .unwrap();
-        let status = child.wait().unwrap();
-        assert_eq!(
-            status.code(),
-            Some(0),
-            "{args:?}: {status:?}, stderr: {stderr}"
-        );
+        let (code, stderr) = wait_for(child);
+        assert_eq!(code, Some(0), "{args:?}: stderr: {stderr}");
         assert!(
             !stderr.contains("panicked") && !stderr.contains("error"),
             "{args:?}: {stderr}"
@@ -246,19 +244,8 @@ fn interrupt_ccd(signal: &str, number: i32) {
         .status()
         .unwrap();
     assert!(sent.success());
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(
-        status.code(),
-        Some(128 + number),
-        "{signal}: {status:?}, {stderr}"
-    );
+    let (code, stderr) = wait_for(child);
+    assert_eq!(code, Some(128 + number), "{signal}: {stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{signal}: {stderr}");
     assert!(stderr.contains("interrupted"), "{signal}: {stderr}");
     assert!(listed(&dir).is_empty(), "{signal} left {:?}", listed(&dir));
