@@ -258,3 +258,38 @@ fn signals_leave_no_partial_file() {
     interrupt_ccd("INT", 2);
     interrupt_ccd("TERM", 15);
 }
+
+/// Class 7 through the binary: tuning values at their extremes either run (and every
+/// algorithm agrees: `bench` exits 1 when pair counts differ) or are refused with one line.
+#[test]
+fn extreme_tuning_values_run_or_are_refused() {
+    for margin in ["3e38", "0", "1e-30"] {
+        let (code, stdout, stderr) = broadphase(&[
+            "bench",
+            "--algorithms",
+            "dynamic-tree,sap",
+            "--tree-margin",
+            margin,
+            "--objects",
+            "300",
+            "--steps",
+            "5",
+            "--warmup",
+            "0",
+        ]);
+        assert_eq!(code, 0, "--tree-margin {margin}: {stdout}{stderr}");
+    }
+    for margin in ["inf", "NaN", "-1e9"] {
+        let (code, stdout, stderr) = broadphase(&[
+            "bench",
+            "--algorithms",
+            "dynamic-tree",
+            "--objects",
+            "50",
+            "--steps",
+            "2",
+            &format!("--tree-margin={margin}"),
+        ]);
+        assert_refused(code, &stdout, &stderr, margin);
+    }
+}
