@@ -43,7 +43,7 @@ pub(crate) fn get(path: &str) -> Option<&'static Asset> {
     ASSETS.iter().find(|(p, _)| *p == path).map(|(_, a)| a)
 }
 
-/// Every served path.
+/// Every path the server answers with an embedded file.
 pub fn paths() -> impl Iterator<Item = &'static str> {
     ASSETS.iter().map(|(p, _)| *p)
 }

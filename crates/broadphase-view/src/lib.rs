@@ -32,7 +32,8 @@ use anyhow::Context;
 use broadphase_sim::{Scene, SceneBuilder};
 use clap::Args;
 
-pub use server::{Server, ServerConfig};
+pub use assets::paths as asset_paths;
+pub use server::{Server, ServerConfig, StopHandle};
 
 /// Most objects a page may ask for in a discrete scene: far beyond what a browser draws
 /// smoothly, and below what would exhaust memory; a larger count is refused as absurd.
@@ -101,23 +102,38 @@ impl ViewArgs {
     }
 }
 
-/// Runs `broadphase view`: serves the page until Ctrl-C, then closes the listener and
-/// returns exit code 130 (the shell's code for an interrupted program). Bad flags give an
-/// error (the caller prints it on one line and exits with 2).
+/// Exit code after SIGINT (Ctrl-C): 128 + 2, as shells report it.
+pub const EXIT_INTERRUPTED: u8 = 130;
+/// Exit code after SIGTERM: 128 + 15.
+pub const EXIT_TERMINATED: u8 = 143;
+
+/// Runs `broadphase view`: serves the page until SIGINT (Ctrl-C) or SIGTERM, then closes
+/// the listener, says so in one line and returns [`EXIT_INTERRUPTED`] or
+/// [`EXIT_TERMINATED`]. Bad flags give an error (the caller prints it on one line and exits
+/// with 2).
 pub fn run(args: &ViewArgs) -> anyhow::Result<ExitCode> {
     let config = args.config()?;
     let server = Server::bind(config)?;
     let url = server.url();
+    let stop = server.stop_handle();
+    for (signal, code) in [
+        (signal_hook::consts::SIGINT, EXIT_INTERRUPTED),
+        (signal_hook::consts::SIGTERM, EXIT_TERMINATED),
+    ] {
+        signal_hook::flag::register_usize(signal, stop.flag(), usize::from(code))
+            .context("cannot install the signal handlers")?;
+    }
     // The first line of output is the URL: scripts and tests read it to find the port.
     println!("{url}");
-    let stop = server.stop_handle();
-    ctrlc::set_handler(move || stop.stop()).context("cannot install the Ctrl-C handler")?;
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
     if args.open {
         open_browser(&url);
     }
-    server.serve();
-    eprintln!("stopped");
-    Ok(ExitCode::from(130))
+    let code = u8::try_from(server.serve()).unwrap_or(EXIT_INTERRUPTED);
+    let why = if code == EXIT_TERMINATED { "terminated" } else { "interrupted" };
+    eprintln!("view: {why}, server stopped");
+    Ok(ExitCode::from(code))
 }
 
 /// Asks the desktop to open `url`; a failure is reported, not fatal (the URL is printed).

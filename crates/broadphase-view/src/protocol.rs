@@ -38,8 +38,6 @@ pub enum Command {
         structure: bool,
         /// Deepest tree level drawn (BVH, dynamic tree, octrees).
         depth: Option<u32>,
-        /// The pairs' indices.
-        pairs: Option<bool>,
     },
 }
 

@@ -2,7 +2,7 @@
 //! `/ccd-stream` to a WebSocket, each served on its own thread.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
@@ -34,17 +34,23 @@ pub struct ServerConfig {
 pub struct Server {
     http: tiny_http::Server,
     config: Arc<ServerConfig>,
-    stop: Arc<AtomicBool>,
+    stop: Arc<AtomicUsize>,
 }
 
-/// Stops a [`Server`] from another thread (a signal handler).
+/// Stops a [`Server`] from another thread: holds 0 while it runs, else the reason to stop
+/// (the exit code a signal handler stores in it).
 #[derive(Debug, Clone)]
-pub struct StopHandle(Arc<AtomicBool>);
+pub struct StopHandle(Arc<AtomicUsize>);
 
 impl StopHandle {
-    /// Asks the server to stop: [`Server::serve`] returns within a tenth of a second.
-    pub fn stop(&self) {
-        self.0.store(true, Ordering::SeqCst);
+    /// Asks the server to stop: [`Server::serve`] returns `code` within a tenth of a second.
+    pub fn stop(&self, code: usize) {
+        self.0.store(code.max(1), Ordering::SeqCst);
+    }
+
+    /// The shared flag, for `signal_hook::flag::register_usize`.
+    pub fn flag(&self) -> Arc<AtomicUsize> {
+        Arc::clone(&self.0)
     }
 }
 
@@ -59,7 +65,7 @@ impl Server {
         Ok(Self {
             http,
             config: Arc::new(config),
-            stop: Arc::new(AtomicBool::new(false)),
+            stop: Arc::new(AtomicUsize::new(0)),
         })
     }
 
@@ -81,10 +87,15 @@ impl Server {
         StopHandle(Arc::clone(&self.stop))
     }
 
-    /// Answers requests until stopped, then closes the listener (dropping the server). Open
-    /// streams end with the process, or when their page closes them.
-    pub fn serve(self) {
-        while !self.stop.load(Ordering::SeqCst) {
+    /// Answers requests until stopped, then closes the listener (dropping the server) and
+    /// returns the code the stop was asked with. Open streams end with the process, or when
+    /// their page closes them.
+    pub fn serve(self) -> usize {
+        loop {
+            let code = self.stop.load(Ordering::SeqCst);
+            if code != 0 {
+                return code;
+            }
             match self.http.recv_timeout(Duration::from_millis(100)) {
                 Ok(Some(request)) => self.answer(request),
                 Ok(None) => {}
@@ -125,7 +136,7 @@ impl Server {
     /// Completes the WebSocket handshake (RFC 6455, section 4.2.2) and hands the stream to
     /// its own thread; a request without the handshake's headers gets 400.
     fn upgrade(&self, request: Request, mode: Mode) {
-        let value = |name: &str| {
+        let value = |name: &'static str| {
             request
                 .headers()
                 .iter()

@@ -47,7 +47,9 @@ pub struct Session {
     boxes: Vec<[f32; 6]>,
     flags: Vec<u8>,
     frame_pairs: Vec<[u32; 2]>,
+    apart: Vec<[u32; 2]>,
     overlay: Overlay,
+    scratch: overlay::Scratch,
 }
 
 impl Session {
@@ -74,7 +76,9 @@ impl Session {
             boxes: Vec::new(),
             flags: Vec::new(),
             frame_pairs: Vec::new(),
+            apart: Vec::new(),
             overlay: Overlay::default(),
+            scratch: overlay::Scratch::default(),
         };
         session.running.get_mut().update(&mut session.events);
         session.narrow_phase();
@@ -108,19 +112,19 @@ impl Session {
         self.contacts.begin(&self.world);
         let bp = self.running.get();
         let table = bp.proxies();
-        let (mut touching, mut apart) = (Vec::new(), Vec::new());
+        self.pairs.clear();
+        self.apart.clear();
         for (a, b) in bp.pair_set().iter() {
             let object = |slot: u32| self.proxies.object(table.id(slot as usize));
             if self.contacts.test(&self.world, object(a), object(b)) {
-                touching.push([a, b]);
+                self.pairs.push([a, b]);
             } else {
-                apart.push([a, b]);
+                self.apart.push([a, b]);
             }
         }
         self.contacts.end();
-        self.contact_count = touching.len();
-        touching.extend_from_slice(&apart);
-        self.pairs = touching;
+        self.contact_count = self.pairs.len();
+        self.pairs.extend_from_slice(&self.apart);
     }
 
     /// Steps run since the start.
@@ -163,6 +167,11 @@ impl Session {
         self.world.phase()
     }
 
+    /// Whether the structure is drawn, and to what depth.
+    pub fn overlay_settings(&self) -> (bool, u32) {
+        (self.structure, self.depth)
+    }
+
     /// Sets what the frames draw besides the boxes.
     pub fn set_overlay(&mut self, structure: bool, depth: u32) {
         self.structure = structure;
@@ -203,7 +212,12 @@ impl Session {
         }
         self.overlay.clear();
         if self.structure {
-            overlay::structure(&self.running, self.depth, &mut self.overlay);
+            overlay::structure(
+                &self.running,
+                self.depth,
+                &mut self.scratch,
+                &mut self.overlay,
+            );
         }
         let active = self.running.active_name();
         let header = StepHeader {
