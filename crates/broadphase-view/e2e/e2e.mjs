@@ -56,6 +56,7 @@ async function startServer(args) {
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    '--disable-quic', '--disable-component-update', '--disable-sync',
     '--no-first-run', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
 });
 const server = await startServer(['--objects', '3000']);

@@ -5,12 +5,13 @@
 //! same algorithms with the same options itself, so that [`crate::overlay`] can draw them.
 
 use broadphase::{
-    Adaptive, AlgorithmOptions, BroadPhase, BvhBroadPhase, DynamicTreeBroadPhase,
-    HierarchicalGrid, LooseOctree, Octree, SortAndSweep, SpatialMasking, SweepAndPrune,
-    UniformGrid,
+    Adaptive, AlgorithmOptions, BroadPhase, BvhBroadPhase, DynamicTreeBroadPhase, HierarchicalGrid,
+    LooseOctree, Octree, SortAndSweep, SpatialMasking, SweepAndPrune, UniformGrid,
 };
 
 /// A broad phase by family.
+// One per stream, made once per restart: boxing the large variants would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Running {
     /// `sap`.
     Sap(SweepAndPrune),

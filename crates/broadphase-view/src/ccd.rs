@@ -153,7 +153,7 @@ impl CcdSession {
             self.recent.push_back(event);
             self.events_in_advance += 1;
             // Reading the clock costs more than an event of a small scene: every 64th.
-            if self.events_in_advance % 64 == 0 && start.elapsed() > ADVANCE_BUDGET {
+            if self.events_in_advance.is_multiple_of(64) && start.elapsed() > ADVANCE_BUDGET {
                 self.behind = true;
                 break;
             }
@@ -172,20 +172,31 @@ impl CcdSession {
         self.bodies.clear();
         self.bodies.extend((0..world.len()).map(|i| {
             let p = world.position_at(i, now);
-            [p[0] as f32, p[1] as f32, p[2] as f32, world.radius(i) as f32]
+            [
+                p[0] as f32,
+                p[1] as f32,
+                p[2] as f32,
+                world.radius(i) as f32,
+            ]
         }));
         // Only the events of this advance flash; older ones have already been shown.
         self.events.clear();
         let fresh = self.recent.len().min(self.events_in_advance as usize);
-        self.events.extend(self.recent.iter().skip(self.recent.len() - fresh).map(|e| FrameEvent {
-            time: e.time,
-            kind: match e.kind {
-                EventKind::Collision => 0,
-                EventKind::Wall => 1,
-            },
-            a: e.a,
-            b: e.b,
-        }));
+        self.events
+            .extend(
+                self.recent
+                    .iter()
+                    .skip(self.recent.len() - fresh)
+                    .map(|e| FrameEvent {
+                        time: e.time,
+                        kind: match e.kind {
+                            EventKind::Collision => 0,
+                            EventKind::Wall => 1,
+                        },
+                        a: e.a,
+                        b: e.b,
+                    }),
+            );
         let stats = self.sim.statistics();
         let stat = |name: &str| stats.iter().find(|(n, _)| *n == name).map(|&(_, v)| v);
         let time_step = stat("time_step").unwrap_or(0.0);
@@ -193,7 +204,11 @@ impl CcdSession {
         if self.overlay == CcdOverlay::Swept && time_step > 0.0 {
             // The boxes the swept BVH holds: each body over [now, now + Δt] on its course.
             self.swept.extend((0..world.len()).map(|i| {
-                let (p, v, r) = (world.position_at(i, now), world.velocity(i), world.radius(i));
+                let (p, v, r) = (
+                    world.position_at(i, now),
+                    world.velocity(i),
+                    world.radius(i),
+                );
                 let q: [f64; 3] = std::array::from_fn(|k| p[k] + v[k] * time_step);
                 let lo = |k: usize| (p[k].min(q[k]) - r) as f32;
                 let hi = |k: usize| (p[k].max(q[k]) + r) as f32;
@@ -250,8 +265,16 @@ mod tests {
             };
             let mut session = CcdSession::new(options).unwrap();
             session.set_overlay("swept").unwrap();
-            session.advance(0.5);
+            // An advance may stop short of its target (a slow, unoptimised build): the next
+            // ones catch up.
+            for _ in 0..1000 {
+                if session.now() == 0.5 {
+                    break;
+                }
+                session.advance(0.5 - session.now());
+            }
             assert_eq!(session.now(), 0.5, "{method}");
+            assert!(session.collisions() > 0, "{method}");
             let mut out = Vec::new();
             session.frame(&mut out);
             assert_eq!(&out[..4], b"BPV1");

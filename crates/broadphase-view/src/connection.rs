@@ -72,13 +72,18 @@ fn send_frame<S: Read + Write>(
     socket.send(Message::binary(bytes))
 }
 
-fn send_error<S: Read + Write>(socket: &mut WebSocket<S>, message: &str) -> tungstenite::Result<()> {
+fn send_error<S: Read + Write>(
+    socket: &mut WebSocket<S>,
+    message: &str,
+) -> tungstenite::Result<()> {
     socket.send(Message::text(protocol::error_message(message)))
 }
 
 fn hello(session: &Session) -> String {
     let scene = session.scene();
-    let phases: Vec<String> = (0..scene.phases.len()).map(|i| format!("phase {}", i + 1)).collect();
+    let phases: Vec<String> = (0..scene.phases.len())
+        .map(|i| format!("phase {}", i + 1))
+        .collect();
     serde_json::json!({
         "type": "hello",
         "algorithms": ALGORITHMS,
@@ -147,13 +152,17 @@ fn apply(session: &mut Session, command: Command) -> Result<bool, String> {
             let mut scene: Scene = session.scene().clone();
             if let Some(objects) = objects {
                 if objects == 0 || objects > MAX_OBJECTS {
-                    return Err(format!("objects must be in 1..={MAX_OBJECTS}, not {objects}"));
+                    return Err(format!(
+                        "objects must be in 1..={MAX_OBJECTS}, not {objects}"
+                    ));
                 }
                 scene.objects = objects;
             }
             if let Some(speed) = mean_speed {
                 if !(speed.is_finite() && (0.0..=MAX_MEAN_SPEED).contains(&speed)) {
-                    return Err(format!("mean speed must be in 0..={MAX_MEAN_SPEED}, not {speed}"));
+                    return Err(format!(
+                        "mean speed must be in 0..={MAX_MEAN_SPEED}, not {speed}"
+                    ));
                 }
                 scene.mean_speed = speed;
             }
@@ -228,7 +237,10 @@ fn serve_ccd<S: Read + Write>(socket: &mut WebSocket<S>) -> tungstenite::Result<
             }
             CcdCommand::Advance { dt, overlay } => {
                 if !(dt.is_finite() && (0.0..=MAX_ADVANCE).contains(&dt)) {
-                    send_error(socket, &format!("dt must be in 0..={MAX_ADVANCE}, not {dt}"))?;
+                    send_error(
+                        socket,
+                        &format!("dt must be in 0..={MAX_ADVANCE}, not {dt}"),
+                    )?;
                     continue;
                 }
                 match session.set_overlay(overlay.as_deref().unwrap_or("none")) {

@@ -258,7 +258,7 @@ fn put_boxes(out: &mut Vec<u8>, boxes: &[[f32; 6]]) {
 }
 
 fn pad4(out: &mut Vec<u8>) {
-    while out.len() % 4 != 0 {
+    while !out.len().is_multiple_of(4) {
         out.push(0);
     }
 }
@@ -351,7 +351,9 @@ impl Reader<'_> {
     }
 
     fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
 
     fn count(&mut self) -> Result<usize, String> {
@@ -366,7 +368,11 @@ impl Reader<'_> {
         let bytes = self.take(n.checked_mul(24).ok_or("too many boxes")?)?;
         Ok(bytes
             .chunks_exact(24)
-            .map(|c| std::array::from_fn(|k| f32::from_le_bytes(c[4 * k..4 * k + 4].try_into().expect("4 bytes"))))
+            .map(|c| {
+                std::array::from_fn(|k| {
+                    f32::from_le_bytes(c[4 * k..4 * k + 4].try_into().expect("4 bytes"))
+                })
+            })
             .collect())
     }
 
@@ -410,7 +416,10 @@ mod tests {
         assert_eq!(out.len() % 4, 0);
         assert_eq!(out.len(), 64 + 3 * 24 + 4 + 8 + 24 + 4);
         let read = decode_step(&out).unwrap();
-        assert_eq!((read.header, read.boxes, read.flags), (header, boxes, flags));
+        assert_eq!(
+            (read.header, read.boxes, read.flags),
+            (header, boxes, flags)
+        );
         assert_eq!((read.pairs, read.overlay), (pairs, overlay));
         for cut in [0, 10, 64, out.len() - 1] {
             assert!(decode_step(&out[..cut]).is_err());
@@ -426,7 +435,13 @@ mod tests {
             a: 0,
             b: 1,
         };
-        encode_ccd(&mut out, &CcdHeader::default(), &[[0.0; 4]; 2], &[event], &[[0.0; 6]]);
+        encode_ccd(
+            &mut out,
+            &CcdHeader::default(),
+            &[[0.0; 4]; 2],
+            &[event],
+            &[[0.0; 6]],
+        );
         assert_eq!(out.len(), CCD_HEADER_BYTES + 2 * 16 + 16 + 24);
         assert_eq!(&out[..4], b"BPV1");
     }

@@ -131,7 +131,11 @@ pub fn run(args: &ViewArgs) -> anyhow::Result<ExitCode> {
         open_browser(&url);
     }
     let code = u8::try_from(server.serve()).unwrap_or(EXIT_INTERRUPTED);
-    let why = if code == EXIT_TERMINATED { "terminated" } else { "interrupted" };
+    let why = if code == EXIT_TERMINATED {
+        "terminated"
+    } else {
+        "interrupted"
+    };
     eprintln!("view: {why}, server stopped");
     Ok(ExitCode::from(code))
 }

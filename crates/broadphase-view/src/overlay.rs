@@ -194,7 +194,10 @@ fn cells_in_use<'a>(
 fn sorted_axes(bp: &dyn BroadPhase, axes: &[usize], out: &mut Overlay) {
     out.kind = OverlayKind::SortedAxis;
     let proxies = bp.proxies();
-    let Some(floor) = proxies.live_slots().map(|s| proxies.aabb(s).min().y).reduce(f32::min)
+    let Some(floor) = proxies
+        .live_slots()
+        .map(|s| proxies.aabb(s).min().y)
+        .reduce(f32::min)
     else {
         return;
     };
@@ -230,7 +233,10 @@ fn masking_bins(bp: &dyn BroadPhase, bins: [usize; 3], scratch: &mut Scratch, ou
             return;
         }
         let last = scratch.centers.len() - 1;
-        let lo = *scratch.centers.select_nth_unstable_by(last / 20, f32::total_cmp).1;
+        let lo = *scratch
+            .centers
+            .select_nth_unstable_by(last / 20, f32::total_cmp)
+            .1;
         let hi = *scratch
             .centers
             .select_nth_unstable_by(last - last / 20, f32::total_cmp)
@@ -241,7 +247,9 @@ fn masking_bins(bp: &dyn BroadPhase, bins: [usize; 3], scratch: &mut Scratch, ou
         let [lo, hi] = span[axis];
         for k in 0..=bins[axis] {
             let v = lo + (hi - lo) * k as f32 / bins[axis].max(1) as f32;
-            let mut plane = [span[0][0], span[1][0], span[2][0], span[0][1], span[1][1], span[2][1]];
+            let mut plane = [
+                span[0][0], span[1][0], span[2][0], span[0][1], span[1][1], span[2][1],
+            ];
             plane[axis] = v;
             plane[axis + 3] = v;
             if !out.push(plane, axis as u8) {
@@ -259,7 +267,17 @@ mod tests {
 
     #[test]
     fn every_family_with_a_structure_draws_it() {
-        for name in ["grid", "hgrid", "octree", "loose-octree", "bvh", "dynamic-tree", "sap", "sort-and-sweep", "masking"] {
+        for name in [
+            "grid",
+            "hgrid",
+            "octree",
+            "loose-octree",
+            "bvh",
+            "dynamic-tree",
+            "sap",
+            "sort-and-sweep",
+            "masking",
+        ] {
             let scene = Scene {
                 objects: 200,
                 ..Scene::default()
@@ -271,7 +289,10 @@ mod tests {
             assert_ne!(overlay.kind, OverlayKind::None, "{name}");
             assert!(!overlay.boxes.is_empty(), "{name}");
             assert_eq!(overlay.boxes.len(), overlay.tags.len());
-            if matches!(overlay.kind, OverlayKind::TreeNodes | OverlayKind::OctreeNodes) {
+            if matches!(
+                overlay.kind,
+                OverlayKind::TreeNodes | OverlayKind::OctreeNodes
+            ) {
                 assert!(overlay.tags.iter().all(|&t| t & 127 <= 3), "{name}");
             }
         }

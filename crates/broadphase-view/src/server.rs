@@ -148,8 +148,10 @@ impl Server {
             let _ = request.respond(text(400, "this path is a WebSocket stream"));
             return;
         };
-        let response = Response::empty(StatusCode(101))
-            .with_header(header("Sec-WebSocket-Accept", &derive_accept_key(key.as_bytes())));
+        let response = Response::empty(StatusCode(101)).with_header(header(
+            "Sec-WebSocket-Accept",
+            &derive_accept_key(key.as_bytes()),
+        ));
         let stream = request.upgrade("websocket", response);
         let config = Arc::clone(&self.config);
         let socket_config = WebSocketConfig::default()

@@ -31,7 +31,11 @@ fn start(algorithm: &str) -> (SocketAddr, StopHandle, thread::JoinHandle<usize>)
 /// `(status, content type, body)` of a plain HTTP/1.1 request.
 fn request(addr: SocketAddr, method: &str, path: &str) -> (u16, String, Vec<u8>) {
     let mut stream = TcpStream::connect(addr).unwrap();
-    write!(stream, "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut response = Vec::new();
     stream.read_to_end(&mut response).unwrap();
     let end = response.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
@@ -46,7 +50,9 @@ fn request(addr: SocketAddr, method: &str, path: &str) -> (u16, String, Vec<u8>)
 }
 
 fn connect(addr: SocketAddr, path: &str) -> Socket {
-    tungstenite::connect(format!("ws://{addr}{path}")).unwrap().0
+    tungstenite::connect(format!("ws://{addr}{path}"))
+        .unwrap()
+        .0
 }
 
 fn send(socket: &mut Socket, text: &str) {
@@ -91,7 +97,10 @@ fn the_page_and_its_files_are_served() {
             assert!(content_type.starts_with("text/javascript"), "{path}");
             // Nothing is loaded from the network.
             let text = String::from_utf8(body).unwrap();
-            assert!(!text.contains("http://") && !text.contains("https://"), "{path}");
+            assert!(
+                !text.contains("http://") && !text.contains("https://"),
+                "{path}"
+            );
         }
     }
     assert_eq!(request(addr, "GET", "/nope.js").0, 404);
@@ -106,7 +115,10 @@ fn the_stream_sends_well_formed_frames() {
     let (addr, stop, _server) = start("bvh");
     let mut socket = connect(addr, "/stream");
     let hello = next_text(&mut socket);
-    assert_eq!((hello["type"].as_str(), hello["objects"].as_u64()), (Some("hello"), Some(300)));
+    assert_eq!(
+        (hello["type"].as_str(), hello["objects"].as_u64()),
+        (Some("hello"), Some(300))
+    );
     let first = decode_step(&next_binary(&mut socket)).unwrap();
     assert_eq!((first.header.step, first.boxes.len()), (0, 300));
     send(&mut socket, r#"{"cmd":"step","count":3}"#);
@@ -116,7 +128,10 @@ fn the_stream_sends_well_formed_frames() {
     for &[a, b] in &third.pairs {
         assert!(third.flags[a as usize] & 2 != 0 && third.flags[b as usize] & 2 != 0);
     }
-    send(&mut socket, r#"{"cmd":"overlay","structure":true,"depth":2}"#);
+    send(
+        &mut socket,
+        r#"{"cmd":"overlay","structure":true,"depth":2}"#,
+    );
     let drawn = decode_step(&next_binary(&mut socket)).unwrap();
     assert!(!drawn.overlay.boxes.is_empty());
     assert_eq!(drawn.header.step, 3);
@@ -133,14 +148,34 @@ fn bad_requests_get_an_error_and_the_server_goes_on() {
     let mut socket = connect(addr, "/stream");
     next_text(&mut socket);
     next_binary(&mut socket);
-    expect_error(&mut socket, r#"{"cmd":"start","algorithm":"teleport"}"#, "unknown algorithm");
-    expect_error(&mut socket, r#"{"cmd":"start","objects":1000000000}"#, "objects");
+    expect_error(
+        &mut socket,
+        r#"{"cmd":"start","algorithm":"teleport"}"#,
+        "unknown algorithm",
+    );
+    expect_error(
+        &mut socket,
+        r#"{"cmd":"start","objects":1000000000}"#,
+        "objects",
+    );
     expect_error(&mut socket, r#"{"cmd":"start","objects":0}"#, "objects");
-    expect_error(&mut socket, r#"{"cmd":"start","mean_speed":-1}"#, "mean speed");
-    expect_error(&mut socket, r#"{"cmd":"step","count":100000}"#, "step count");
+    expect_error(
+        &mut socket,
+        r#"{"cmd":"start","mean_speed":-1}"#,
+        "mean speed",
+    );
+    expect_error(
+        &mut socket,
+        r#"{"cmd":"step","count":100000}"#,
+        "step count",
+    );
     expect_error(&mut socket, "{{{", "malformed");
     expect_error(&mut socket, r#"{"cmd":"fly"}"#, "malformed");
-    expect_error(&mut socket, r#"{"cmd":"overlay","structure":"yes"}"#, "malformed");
+    expect_error(
+        &mut socket,
+        r#"{"cmd":"overlay","structure":"yes"}"#,
+        "malformed",
+    );
     socket.send(Message::binary(vec![1u8, 2, 3])).unwrap();
     assert_eq!(next_text(&mut socket)["type"], "error");
     // The stream still runs the same scene, and the server still answers.
@@ -159,17 +194,35 @@ fn the_continuous_time_stream_advances() {
     let mut socket = connect(addr, "/ccd-stream");
     assert_eq!(next_text(&mut socket)["method"], "calendar");
     next_binary(&mut socket);
-    send(&mut socket, r#"{"cmd":"advance","dt":0.25,"overlay":"cells"}"#);
+    send(
+        &mut socket,
+        r#"{"cmd":"advance","dt":0.25,"overlay":"cells"}"#,
+    );
     let frame = next_binary(&mut socket);
     let word = |k: usize| u32::from_le_bytes(frame[4 * k..4 * k + 4].try_into().unwrap());
     assert_eq!((word(0), word(1), word(2)), (MAGIC, KIND_CCD, 1000));
     let time = f64::from_le_bytes(frame[24..32].try_into().unwrap());
     assert_eq!(time, 0.25);
     expect_error(&mut socket, r#"{"cmd":"advance","dt":-1}"#, "dt");
-    expect_error(&mut socket, r#"{"cmd":"advance","dt":0.1,"overlay":"x"}"#, "overlay");
-    expect_error(&mut socket, r#"{"cmd":"start","method":"teleport"}"#, "teleport");
-    expect_error(&mut socket, r#"{"cmd":"start","objects":99999999}"#, "objects");
-    send(&mut socket, r#"{"cmd":"start","dim":3,"objects":200,"method":"swept-bvh"}"#);
+    expect_error(
+        &mut socket,
+        r#"{"cmd":"advance","dt":0.1,"overlay":"x"}"#,
+        "overlay",
+    );
+    expect_error(
+        &mut socket,
+        r#"{"cmd":"start","method":"teleport"}"#,
+        "teleport",
+    );
+    expect_error(
+        &mut socket,
+        r#"{"cmd":"start","objects":99999999}"#,
+        "objects",
+    );
+    send(
+        &mut socket,
+        r#"{"cmd":"start","dim":3,"objects":200,"method":"swept-bvh"}"#,
+    );
     assert_eq!(next_text(&mut socket)["dim"], 3);
     assert_eq!(next_binary(&mut socket).len(), 96 + 200 * 16);
     stop.stop(1);

@@ -14,8 +14,11 @@ impl OctreeNodes {
         while let Some(node) = stack.pop() {
             let n = node as usize;
             let first = self.first_child[n];
-            if visit(u32::from(self.depth[n]), &self.bounds[n], self.items[n].len())
-                && first != NO_NODE
+            if visit(
+                u32::from(self.depth[n]),
+                &self.bounds[n],
+                self.items[n].len(),
+            ) && first != NO_NODE
             {
                 // Children with an empty subtree hold nothing to draw.
                 for child in (first..first + 8).rev() {
