@@ -108,7 +108,7 @@ async function chooseAlgorithm(name) {
 }
 
 await check('the page loads and the scene renders', async () => {
-  await page.goto(server.url);
+  await page.goto(server.url, { waitUntil: 'domcontentloaded', timeout: 120000 });
   await waitFor(() => window.viewState && window.viewState.frames >= 1);
   const s = await state();
   assert(s.boxes === 3000, `${s.boxes} boxes`);
@@ -176,7 +176,7 @@ await check(`page timings at ${TIMING_BOXES} boxes (reported)`, async () => {
 });
 
 await check('the --ccd page runs', async () => {
-  await page.goto(new URL('ccd.html', server.url).href);
+  await page.goto(new URL('ccd.html', server.url).href, { waitUntil: 'domcontentloaded', timeout: 120000 });
   await waitFor(() => window.ccdState && window.ccdState.frames >= 1);
   await page.selectOption('#overlay', 'cells');
   await page.click('#play');
