@@ -81,8 +81,8 @@ fn send_error<S: Read + Write>(
 
 fn hello(session: &Session) -> String {
     let scene = session.scene();
-    let phases: Vec<String> = (0..scene.phases.len())
-        .map(|i| format!("phase {}", i + 1))
+    let phases: Vec<String> = (scene.phases.iter().enumerate())
+        .map(|(i, p)| p.name.clone().unwrap_or_else(|| format!("phase {}", i + 1)))
         .collect();
     serde_json::json!({
         "type": "hello",

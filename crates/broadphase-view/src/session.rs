@@ -330,6 +330,28 @@ mod tests {
     }
 
     #[test]
+    fn a_phased_scene_reports_its_phase_and_adaptive_its_algorithm() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenes/calm-burst-settle.toml"
+        );
+        let mut builder = broadphase_sim::SceneBuilder::from_file(path.as_ref()).unwrap();
+        builder.set("objects", "300").unwrap();
+        let mut session = Session::new(builder.build().unwrap(), "adaptive").unwrap();
+        // The first phase starts after the scene's warm-up steps.
+        for _ in 0..=session.scene().warmup {
+            session.step().unwrap();
+        }
+        assert_eq!(session.phase(), Some(0));
+        let mut out = Vec::new();
+        session.frame(&mut out);
+        let header = frame::decode_step(&out).unwrap().header;
+        assert_eq!(header.phase, Some(0));
+        let active = ALGORITHMS[header.active.unwrap() as usize];
+        assert_ne!(active, "adaptive");
+    }
+
+    #[test]
     fn contacts_match_the_workbench_count() {
         let mut session = Session::new(scene(400), "sap").unwrap();
         for _ in 0..10 {

@@ -105,7 +105,7 @@ function show(frame) {
   setText(ui.times, `hand ${frame.hand.toFixed(3)} · update ${frame.update.toFixed(3)} · `
     + `narrow ${frame.narrow.toFixed(3)} ms`);
   setText(ui.phase, frame.phase === null ? '—'
-    : `${state.phases[frame.phase] ?? frame.phase} of ${state.phases.length}`);
+    : `${state.phases[frame.phase] ?? ''} (${frame.phase + 1} of ${state.phases.length})`);
   const active = frame.active === null ? '?' : state.algorithms[frame.active];
   if (state.active !== null && active !== state.active) state.switchedAt = frame.step;
   state.active = active;
