@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::commands::{bench, ccd, prune, recommend, reproduce, soak, sweep, verify};
+use crate::commands::{bench, ccd, prune, recommend, reproduce, soak, sweep, verify, view};
 
 /// Exact broad-phase collision detection: benchmark and verify the algorithms.
 #[derive(Debug, Parser)]
@@ -37,6 +37,10 @@ pub enum Command {
     /// Tries every algorithm and its main options on your scene; ranks them by total_ms_mean,
     /// writes the best.
     Recommend(recommend::RecommendArgs),
+    /// Serves a live web viewer on 127.0.0.1 (the URL is the first line printed): the
+    /// scene's boxes, the algorithm's structure and its timings, or with --ccd the
+    /// continuous-time simulation.
+    View(view::ViewArgs),
 }
 
 impl Command {
@@ -51,6 +55,7 @@ impl Command {
             Command::Soak(args) => soak::run(&args),
             Command::Ccd(args) => ccd::run_ccd(&args, &mut std::io::stdout().lock()),
             Command::Recommend(args) => recommend::run(&args),
+            Command::View(args) => view::run(&args),
         }
     }
 }

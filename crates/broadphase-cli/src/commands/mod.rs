@@ -9,3 +9,4 @@ pub mod reproduce;
 pub mod soak;
 pub mod sweep;
 pub mod verify;
+pub mod view;

@@ -8,6 +8,7 @@
 //! the tree grows and shrinks, and how the stored boxes are paired.
 
 mod base;
+mod inspect;
 mod loose;
 mod nodes;
 mod pairs;

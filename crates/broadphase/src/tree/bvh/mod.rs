@@ -8,6 +8,7 @@ mod build_bottom_up;
 mod build_insertion;
 mod build_median;
 mod build_sah;
+mod inspect;
 mod refit;
 mod traverse;
 mod validate;

@@ -15,6 +15,7 @@
 
 mod build;
 mod insert;
+mod inspect;
 mod query;
 mod remove;
 mod rotate;

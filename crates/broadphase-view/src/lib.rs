@@ -1,0 +1,160 @@
+//! `broadphase view`: a live web viewer of the broad phases and of the continuous-time
+//! simulation.
+//!
+//! [`run`] starts a local HTTP server on 127.0.0.1 that serves one page, embedded in the
+//! binary, and streams each step's state to it over a WebSocket in a binary format
+//! ([`frame`]). The page draws the scene's boxes coloured by state (no overlap, overlapping
+//! in the broad phase, in contact in the narrow phase), the algorithm's own structure as an
+//! overlay ([`overlay`]), and a chart of each step's time split as the workbench measures it;
+//! with `--ccd` it shows the event-driven simulation of `broadphase-ccd` ([`ccd`]).
+//!
+//! The server is split by concern: [`server`] answers HTTP and upgrades the stream,
+//! [`connection`] reads the page's commands ([`protocol`]) and answers each with a frame,
+//! [`session`] runs a discrete scene (world, broad phase, narrow phase, timing), and
+//! [`algorithm`] holds the broad phase as its concrete type so that [`overlay`] can read its
+//! structure.
+#![deny(missing_docs)]
+
+pub mod algorithm;
+mod assets;
+pub mod ccd;
+pub mod connection;
+pub mod frame;
+pub mod overlay;
+pub mod protocol;
+pub mod server;
+pub mod session;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use broadphase_sim::{Scene, SceneBuilder};
+use clap::Args;
+
+pub use assets::paths as asset_paths;
+pub use server::{Server, ServerConfig, StopHandle};
+
+/// Most objects a page may ask for in a discrete scene: far beyond what a browser draws
+/// smoothly, and below what would exhaust memory; a larger count is refused as absurd.
+pub const MAX_OBJECTS: usize = 200_000;
+
+/// Most bodies a page may ask for in the continuous-time simulation.
+pub const MAX_BODIES: usize = 100_000;
+
+/// The flags of `broadphase view`.
+#[derive(Debug, Clone, Args)]
+pub struct ViewArgs {
+    /// A scene file (TOML, as for `bench`); the default scene otherwise.
+    #[arg(long, value_name = "FILE")]
+    pub scene: Option<PathBuf>,
+    /// The algorithm the page starts with (one of the library's names).
+    #[arg(long, short, default_value = "sort-and-sweep")]
+    pub algorithm: String,
+    /// Objects of the scene, overriding the scene's count.
+    #[arg(long)]
+    pub objects: Option<usize>,
+    /// Serve the continuous-time simulation's page instead of the discrete scene's.
+    #[arg(long)]
+    pub ccd: bool,
+    /// Port on 127.0.0.1; 0 takes any free port. The URL is printed as the first line.
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Open the page in the system's browser once the server listens.
+    #[arg(long)]
+    pub open: bool,
+}
+
+impl ViewArgs {
+    /// Checks the flags and reads the scene: the server's configuration, or a one-line
+    /// error.
+    pub fn config(&self) -> anyhow::Result<ServerConfig> {
+        if !broadphase::ALGORITHMS.contains(&self.algorithm.as_str()) {
+            anyhow::bail!(
+                "unknown algorithm '{}' (known: {})",
+                self.algorithm,
+                broadphase::ALGORITHMS.join(", ")
+            );
+        }
+        let mut builder = match &self.scene {
+            Some(path) => SceneBuilder::from_file(path)?,
+            None => SceneBuilder::new(),
+        };
+        if let Some(objects) = self.objects {
+            if objects == 0 || objects > MAX_OBJECTS {
+                anyhow::bail!("--objects must be in 1..={MAX_OBJECTS}, not {objects}");
+            }
+            builder.set("objects", &objects.to_string())?;
+        }
+        let scene: Scene = builder.build()?;
+        if scene.max_objects() > MAX_OBJECTS {
+            anyhow::bail!(
+                "the scene holds up to {} objects; the viewer shows at most {MAX_OBJECTS}",
+                scene.max_objects()
+            );
+        }
+        Ok(ServerConfig {
+            scene,
+            algorithm: self.algorithm.clone(),
+            ccd: self.ccd,
+            port: self.port,
+        })
+    }
+}
+
+/// Exit code after SIGINT (Ctrl-C): 128 + 2, as shells report it.
+pub const EXIT_INTERRUPTED: u8 = 130;
+/// Exit code after SIGTERM: 128 + 15.
+pub const EXIT_TERMINATED: u8 = 143;
+
+/// Runs `broadphase view`: serves the page until SIGINT (Ctrl-C) or SIGTERM, then closes
+/// the listener, says so in one line and returns [`EXIT_INTERRUPTED`] or
+/// [`EXIT_TERMINATED`]. Bad flags give an error (the caller prints it on one line and exits
+/// with 2).
+pub fn run(args: &ViewArgs) -> anyhow::Result<ExitCode> {
+    let config = args.config()?;
+    let server = Server::bind(config)?;
+    let url = server.url();
+    let stop = server.stop_handle();
+    for (signal, code) in [
+        (signal_hook::consts::SIGINT, EXIT_INTERRUPTED),
+        (signal_hook::consts::SIGTERM, EXIT_TERMINATED),
+    ] {
+        signal_hook::flag::register_usize(signal, stop.flag(), usize::from(code))
+            .context("cannot install the signal handlers")?;
+    }
+    // The first line of output is the URL: scripts and tests read it to find the port.
+    println!("{url}");
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    if args.open {
+        open_browser(&url);
+    }
+    let code = u8::try_from(server.serve()).unwrap_or(EXIT_INTERRUPTED);
+    let why = if code == EXIT_TERMINATED {
+        "terminated"
+    } else {
+        "interrupted"
+    };
+    eprintln!("view: {why}, server stopped");
+    Ok(ExitCode::from(code))
+}
+
+/// Asks the desktop to open `url`; a failure is reported, not fatal (the URL is printed).
+fn open_browser(url: &str) {
+    let command = if cfg!(target_os = "macos") {
+        ("open", vec![url])
+    } else if cfg!(target_os = "windows") {
+        ("cmd", vec!["/C", "start", "", url])
+    } else {
+        ("xdg-open", vec![url])
+    };
+    if let Err(e) = std::process::Command::new(command.0)
+        .args(&command.1)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        eprintln!("cannot open a browser ({e}); open {url} by hand");
+    }
+}
