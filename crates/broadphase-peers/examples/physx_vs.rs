@@ -6,8 +6,9 @@
 //!
 //! Prints the median over the steps of: `update` alone; `set_aabbs` of every box plus
 //! `update`; for the PhysX peers, the part of `update` inside PhysX and the part filtering
-//! PhysX's candidates to the exact pairs, and candidates against exact pairs. A report, not
-//! a test: nothing is asserted but that every algorithm ends with the same pair count.
+//! PhysX's candidates to the exact pairs, and candidates against exact pairs; and
+//! `memory_bytes` at the end. A report, not a test: nothing is asserted but that every
+//! algorithm ends with the same pair count.
 
 use std::time::{Duration, Instant};
 
@@ -42,6 +43,7 @@ struct Row {
     update: f64,
     step: f64,
     pairs: usize,
+    memory: usize,
     physx: Option<(f64, f64, usize)>,
 }
 
@@ -102,6 +104,7 @@ fn run<B: BroadPhase + ?Sized>(
         update: median(&mut updates),
         step: median(&mut totals),
         pairs: bp.pair_count(),
+        memory: bp.memory_bytes(),
         physx: extra,
     }
 }
@@ -125,7 +128,7 @@ fn main() {
         println!();
         println!("N = {objects}");
         println!(
-            "{:<20} {:>9} {:>9} {:>11} {:>9} {:>9} {:>11} {:>9}",
+            "{:<20} {:>9} {:>9} {:>11} {:>9} {:>9} {:>11} {:>9} {:>8}",
             "algorithm",
             "update",
             "set+upd",
@@ -133,7 +136,8 @@ fn main() {
             "physx",
             "filter",
             "candidates",
-            "pairs"
+            "pairs",
+            "MiB"
         );
         let mut rows = Vec::new();
         for kind in [
@@ -159,8 +163,16 @@ fn main() {
                 None => ("".into(), "".into(), "".into()),
             };
             println!(
-                "{:<20} {:>9.3} {:>9.3} {:>11.3} {:>9} {:>9} {:>11} {:>9}",
-                row.name, row.update, row.step, row.first, physx, filter, candidates, row.pairs
+                "{:<20} {:>9.3} {:>9.3} {:>11.3} {:>9} {:>9} {:>11} {:>9} {:>8.2}",
+                row.name,
+                row.update,
+                row.step,
+                row.first,
+                physx,
+                filter,
+                candidates,
+                row.pairs,
+                row.memory as f64 / (1024.0 * 1024.0)
             );
         }
         let pairs = rows[0].pairs;

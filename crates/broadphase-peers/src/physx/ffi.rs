@@ -2,8 +2,9 @@
 //! standalone broad phase ([`RawBroadPhase`]) whose safe methods check what PhysX would
 //! otherwise trust (array lengths, handle ranges, the created/updated/removed protocol).
 //!
-//! The FFI surface: `phys_PxCreateFoundation` (with physx-sys's default allocator and an
-//! error callback of ours made by `create_error_callback`), `PxBroadPhaseDesc_new`,
+//! The FFI surface: `phys_PxCreateFoundation` (with an allocator and an error callback of
+//! ours, made by physx-sys's `create_alloc_callback` and `create_error_callback`),
+//! `PxBroadPhaseDesc_new`,
 //! `phys_PxCreateBroadPhase`, `PxBroadPhase_release_mut`, `PxBroadPhase_update_mut` +
 //! `PxBroadPhase_fetchResults_mut` (what `PxBroadPhase::update(results, data)`, physx-sys's
 //! `PxBroadPhase_update_mut_1`, does in one call; split here so that MBP's out-of-bounds list
@@ -12,11 +13,13 @@
 //! `phys_PxGetBroadPhaseDynamicFilterGroup`, `PxBroadPhase_getRegions_mut`,
 //! `PxBroadPhaseRegions_addRegion_mut` and `PxBroadPhaseRegions_getNbOutOfBoundsObjects`.
 
+use std::alloc::Layout;
+use std::cell::Cell;
 use std::ffi::{c_void, CStr};
 use std::io::Write;
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use physx_sys as px;
 
@@ -63,21 +66,115 @@ unsafe extern "C" fn report_error(
     );
 }
 
+/// Bytes PhysX holds that no broad phase of ours was being called when it allocated them
+/// (the foundation's own).
+static UNATTRIBUTED_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// The heap counter of the broad phase this thread is calling into PhysX for; null
+    /// outside such calls.
+    static CURRENT_HEAP: Cell<*const AtomicUsize> = const { Cell::new(ptr::null()) };
+}
+
+/// Attributes PhysX's allocations on this thread to `heap` while it lives.
+struct HeapScope {
+    previous: *const AtomicUsize,
+}
+
+impl HeapScope {
+    fn enter(heap: &Arc<AtomicUsize>) -> Self {
+        let previous = CURRENT_HEAP.with(|current| current.replace(Arc::as_ptr(heap)));
+        Self { previous }
+    }
+}
+
+impl Drop for HeapScope {
+    fn drop(&mut self) {
+        CURRENT_HEAP.with(|current| current.set(self.previous));
+    }
+}
+
+/// PhysX wants 16-byte aligned blocks; each block is preceded by a 16-byte header holding
+/// the counter it was charged to and its size.
+const HEADER: usize = 16;
+
+/// PhysX's allocator: `std::alloc` with a header, charging the block to the broad phase
+/// being called (its counter is kept alive by one strong count per block). Never unwinds.
+unsafe extern "C" fn allocate(
+    size: u64,
+    _type_name: *const c_void,
+    _file: *const c_void,
+    _line: u32,
+    _user_data: *const c_void,
+) -> *mut c_void {
+    let Some(layout) = usize::try_from(size)
+        .ok()
+        .and_then(|size| size.checked_add(HEADER))
+        .and_then(|total| Layout::from_size_align(total, HEADER).ok())
+    else {
+        return ptr::null_mut();
+    };
+    let size = layout.size() - HEADER;
+    let heap = CURRENT_HEAP.try_with(Cell::get).unwrap_or(ptr::null());
+    // SAFETY: `layout` has a non-zero size (at least the header). The header's two words fit
+    // in its first 16 bytes, which are 16-aligned. A non-null `heap` is the counter of an
+    // `Arc` that a live `HeapScope` borrows, so adding a strong count is sound; the block
+    // then keeps the counter alive until `deallocate` gives the count back.
+    unsafe {
+        let block = std::alloc::alloc(layout);
+        if block.is_null() {
+            return ptr::null_mut();
+        }
+        if heap.is_null() {
+            UNATTRIBUTED_BYTES.fetch_add(size, Ordering::Relaxed);
+        } else {
+            Arc::increment_strong_count(heap);
+            (*heap).fetch_add(size, Ordering::Relaxed);
+        }
+        block.cast::<*const AtomicUsize>().write(heap);
+        block.add(8).cast::<usize>().write(size);
+        block.add(HEADER).cast()
+    }
+}
+
+/// PhysX's deallocator, the inverse of [`allocate`]. Never unwinds.
+unsafe extern "C" fn deallocate(pointer: *const c_void, _user_data: *const c_void) {
+    if pointer.is_null() {
+        return;
+    }
+    // SAFETY: PhysX frees only blocks that `allocate` returned, each once: the header
+    // before it holds the counter (null or one strong count of an `Arc<AtomicUsize>`, given
+    // back here) and the size, from which the layout of the allocation is rebuilt.
+    unsafe {
+        let block = pointer.cast::<u8>().cast_mut().sub(HEADER);
+        let heap = block.cast::<*const AtomicUsize>().read();
+        let size = block.add(8).cast::<usize>().read();
+        if heap.is_null() {
+            UNATTRIBUTED_BYTES.fetch_sub(size, Ordering::Relaxed);
+        } else {
+            (*heap).fetch_sub(size, Ordering::Relaxed);
+            Arc::decrement_strong_count(heap);
+        }
+        std::alloc::dealloc(
+            block,
+            Layout::from_size_align_unchecked(size + HEADER, HEADER),
+        );
+    }
+}
+
 /// Creates the PhysX foundation once per process (PhysX allows one); `false` when PhysX
 /// refused (another foundation already exists in this process, or the version mismatched).
 fn foundation_ready() -> bool {
     static FOUNDATION: OnceLock<bool> = OnceLock::new();
     *FOUNDATION.get_or_init(|| {
-        // SAFETY: `get_default_allocator` returns a pointer to physx-sys's static
-        // `PxDefaultAllocator` (a `PxAllocatorCallback` by single inheritance, so the cast
-        // keeps the address); `create_error_callback` heap-allocates a C++ trampoline that
-        // calls `report_error`, a function valid for the whole process, with a null user
-        // pointer it never reads. Both objects must outlive the foundation: the allocator is
-        // static and the trampoline is never freed, and the foundation is never released
+        // SAFETY: `create_alloc_callback` and `create_error_callback` heap-allocate C++
+        // trampolines that call `allocate`/`deallocate` and `report_error`, functions valid
+        // for the whole process, with a null user pointer they never read. Both objects must
+        // outlive the foundation: they are never freed, and the foundation is never released
         // (it lives until the process ends). `OnceLock` makes this the only call of
         // `phys_PxCreateFoundation` from this crate.
         unsafe {
-            let allocator = px::get_default_allocator().cast::<px::PxAllocatorCallback>();
+            let allocator = px::create_alloc_callback(allocate, deallocate, ptr::null_mut());
             let errors = px::create_error_callback(report_error, ptr::null_mut());
             !px::phys_PxCreateFoundation(PHYSX_VERSION, allocator, errors).is_null()
         }
@@ -132,6 +229,8 @@ pub(super) struct RawBroadPhase {
     results: px::PxBroadPhaseResults,
     /// `present[h]`: PhysX holds handle `h`.
     present: Vec<bool>,
+    /// Bytes PhysX holds for this broad phase (allocated while calling into it).
+    heap: Arc<AtomicUsize>,
 }
 
 // SAFETY: `RawBroadPhase` owns its PhysX broad phase exclusively (nothing else holds the
@@ -163,6 +262,8 @@ impl RawBroadPhase {
         if !foundation_ready() {
             return None;
         }
+        let heap = Arc::new(AtomicUsize::new(0));
+        let _scope = HeapScope::enter(&heap);
         // SAFETY: the foundation exists (checked above), which `PxCreateBroadPhase` needs
         // for its allocations; the descriptor is a valid value made by its constructor and
         // is only read during the call; the result is null or a new object we now own.
@@ -177,7 +278,13 @@ impl RawBroadPhase {
             kind,
             results,
             present: Vec::new(),
+            heap: heap.clone(),
         })
+    }
+
+    /// Bytes of heap memory PhysX holds for this broad phase.
+    pub fn heap_bytes(&self) -> usize {
+        self.heap.load(Ordering::Relaxed)
     }
 
     /// True when PhysX holds handle `h`.
@@ -192,6 +299,7 @@ impl RawBroadPhase {
             mBounds: bounds,
             mUserData: ptr::null_mut(),
         };
+        let _scope = HeapScope::enter(&self.heap);
         // SAFETY: `self.bp` is a live broad phase we own (released only in `drop`), used
         // through `&mut self`. `getRegions` returns null for non-MBP broad phases (checked),
         // else an interface of the same object, valid while it lives. `addRegion` copies
@@ -255,6 +363,7 @@ impl RawBroadPhase {
         }
         let count = |list: &[u32]| list.len() as u32;
         let mut out_of_bounds = 0;
+        let _scope = HeapScope::enter(&self.heap);
         // SAFETY: `self.bp` is a live broad phase we own, used through `&mut self`. The
         // update data points into slices borrowed for this call: each handle list has the
         // length passed with it, and `bounds`, `groups`, `distances` have `capacity`
@@ -306,6 +415,7 @@ impl RawBroadPhase {
 
 impl Drop for RawBroadPhase {
     fn drop(&mut self) {
+        let _scope = HeapScope::enter(&self.heap);
         // SAFETY: we own the broad phase and release it exactly once; no slice of its
         // results can be alive (they borrow `self`).
         unsafe { px::PxBroadPhase_release_mut(self.bp.as_ptr()) }

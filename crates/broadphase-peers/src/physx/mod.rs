@@ -270,20 +270,7 @@ impl PhysxBroadPhase {
             }),
             _ => false,
         };
-        if self.raw.is_none() || grown {
-            // A new PhysX object: every live proxy is created in it.
-            if self.raw.is_some() {
-                self.stats.rebuilds += 1;
-            }
-            self.raw = None;
-            self.candidates = PairSet::new();
-            let raw = self.fresh();
-            self.raw = Some(raw);
-            let proxies = self.store.proxies();
-            self.created
-                .extend(proxies.live_slots().map(|slot| slot as u32));
-        } else {
-            let raw = self.raw.as_ref().expect("checked above");
+        if let Some(raw) = self.raw.as_ref().filter(|_| !grown) {
             for &slot in &self.touched {
                 match (proxies.is_live(slot as usize), raw.is_present(slot)) {
                     (true, true) => self.updated.push(slot),
@@ -295,6 +282,18 @@ impl PhysxBroadPhase {
             self.created.sort_unstable();
             self.updated.sort_unstable();
             self.removed.sort_unstable();
+        } else {
+            // A new PhysX object: every live proxy is created in it.
+            if self.raw.is_some() {
+                self.stats.rebuilds += 1;
+            }
+            self.raw = None;
+            self.candidates = PairSet::new();
+            let raw = self.fresh();
+            self.raw = Some(raw);
+            let proxies = self.store.proxies();
+            self.created
+                .extend(proxies.live_slots().map(|slot| slot as u32));
         }
         for &slot in &self.touched {
             self.is_touched[slot as usize] = false;
@@ -407,8 +406,8 @@ impl BroadPhase for PhysxBroadPhase {
         self.store.pair_set()
     }
 
-    /// Our side exactly (store, candidates, the arrays PhysX reads); PhysX's own structures
-    /// are not exposed and are estimated at 64 bytes per handle plus 16 per candidate.
+    /// Our side (store, candidates, the arrays PhysX reads) and every byte PhysX allocated
+    /// for this broad phase and still holds (counted by the allocator given to PhysX).
     fn memory_bytes(&self) -> usize {
         let handles = self.bounds.capacity();
         self.store.memory_bytes()
@@ -420,7 +419,6 @@ impl BroadPhase for PhysxBroadPhase {
                 + self.removed.capacity())
                 * 4
             + self.is_touched.capacity()
-            + handles * 64
-            + self.candidates.len() * 16
+            + self.raw.as_ref().map_or(0, RawBroadPhase::heap_bytes)
     }
 }
