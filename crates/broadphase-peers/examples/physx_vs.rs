@@ -5,10 +5,11 @@
 //! `cargo run --release -p broadphase-peers --features physx --example physx_vs -- [N,N,...] [steps]`
 //!
 //! Prints the median over the steps of: `update` alone; `set_aabbs` of every box plus
-//! `update`; for the PhysX peers, the part of `update` inside PhysX and the part filtering
-//! PhysX's candidates to the exact pairs, and candidates against exact pairs; and
-//! `memory_bytes` at the end. A report, not a test: nothing is asserted but that every
-//! algorithm ends with the same pair count.
+//! `update`; for the PhysX peers, the part of `update` inside PhysX, the part filtering
+//! PhysX's candidates to the exact pairs, the candidates, and how many of them are not exact
+//! pairs ("extra"). Then the time of the first update (every box new), and the pair count and
+//! `memory_bytes` after the last step. A report, not a test: nothing is asserted but that
+//! every algorithm ends with the same pair count.
 
 use std::time::{Duration, Instant};
 
@@ -16,16 +17,22 @@ use broadphase::{create, BroadPhase, CollisionFilter, PairEvents, ProxyId, Proxy
 use broadphase_peers::{PhysxBroadPhase, PhysxKind, PhysxStats};
 use broadphase_sim::{BouncingBoxes, BouncingBoxesConfig};
 
+/// The CPU's model name, family and model, from /proc/cpuinfo.
 fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|line| line.starts_with("model name"))
-                .and_then(|line| line.split(':').nth(1))
-                .map(|model| model.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_string())
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|line| line.split(':').next().map(str::trim) == Some(name))
+            .and_then(|line| line.split(':').nth(1))
+            .map(|value| value.trim().to_string())
+    };
+    match (field("model name"), field("cpu family"), field("model")) {
+        (Some(name), Some(family), Some(model)) => {
+            format!("{name} (family {family}, model {model})")
+        }
+        (Some(name), _, _) => name,
+        _ => "unknown CPU".to_string(),
+    }
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -44,7 +51,8 @@ struct Row {
     step: f64,
     pairs: usize,
     memory: usize,
-    physx: Option<(f64, f64, usize)>,
+    /// Medians of PhysX's time, the filter's time, and candidates beyond the exact pairs.
+    physx: Option<(f64, f64, usize, usize)>,
 }
 
 /// Runs the scene through `bp`; `stats` reads the PhysX figures after each update.
@@ -72,7 +80,8 @@ fn run<B: BroadPhase + ?Sized>(
     bp.update(&mut events);
     let first = ms(start.elapsed());
     let (mut updates, mut totals) = (Vec::new(), Vec::new());
-    let (mut physx, mut filter, mut candidates) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut physx, mut filter) = (Vec::new(), Vec::new());
+    let (mut candidates, mut extra) = (Vec::new(), Vec::new());
     let mut moves = Vec::with_capacity(objects);
     for _ in 0..steps {
         scene.step();
@@ -89,13 +98,15 @@ fn run<B: BroadPhase + ?Sized>(
             physx.push(ms(s.physx));
             filter.push(ms(s.filter));
             candidates.push(s.candidates as f64);
+            extra.push((s.candidates - s.pairs) as f64);
         }
     }
-    let extra = (!physx.is_empty()).then(|| {
+    let physx = (!physx.is_empty()).then(|| {
         (
             median(&mut physx),
             median(&mut filter),
             median(&mut candidates) as usize,
+            median(&mut extra) as usize,
         )
     });
     Row {
@@ -105,7 +116,7 @@ fn run<B: BroadPhase + ?Sized>(
         step: median(&mut totals),
         pairs: bp.pair_count(),
         memory: bp.memory_bytes(),
-        physx: extra,
+        physx,
     }
 }
 
@@ -128,7 +139,7 @@ fn main() {
         println!();
         println!("N = {objects}");
         println!(
-            "{:<20} {:>9} {:>9} {:>11} {:>9} {:>9} {:>11} {:>9} {:>8}",
+            "{:<20} {:>9} {:>9} {:>11} {:>9} {:>9} {:>11} {:>6} {:>9} {:>8}",
             "algorithm",
             "update",
             "set+upd",
@@ -136,6 +147,7 @@ fn main() {
             "physx",
             "filter",
             "candidates",
+            "extra",
             "pairs",
             "MiB"
         );
@@ -158,12 +170,17 @@ fn main() {
             rows.push(row);
         }
         for row in &rows {
-            let (physx, filter, candidates) = match row.physx {
-                Some((p, f, c)) => (format!("{p:.3}"), format!("{f:.3}"), c.to_string()),
-                None => ("".into(), "".into(), "".into()),
+            let (physx, filter, candidates, extra) = match row.physx {
+                Some((p, f, c, e)) => (
+                    format!("{p:.3}"),
+                    format!("{f:.3}"),
+                    c.to_string(),
+                    e.to_string(),
+                ),
+                None => Default::default(),
             };
             println!(
-                "{:<20} {:>9.3} {:>9.3} {:>11.3} {:>9} {:>9} {:>11} {:>9} {:>8.2}",
+                "{:<20} {:>9.3} {:>9.3} {:>11.3} {:>9} {:>9} {:>11} {:>6} {:>9} {:>8.2}",
                 row.name,
                 row.update,
                 row.step,
@@ -171,6 +188,7 @@ fn main() {
                 physx,
                 filter,
                 candidates,
+                extra,
                 row.pairs,
                 row.memory as f64 / (1024.0 * 1024.0)
             );
