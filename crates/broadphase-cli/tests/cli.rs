@@ -38,32 +38,36 @@ fn sweep_writes_csv_charts_and_summary() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "param,value,algorithm,objects,set_aabbs_ms,update_ms,narrow_ms,total_ms,total_ms_p95,total_ms_max,possible_pairs,actual_collisions"
+        "param,value,algorithm,objects,steps,set_aabbs_ms_median,update_ms_median,narrow_ms_median,\
+         total_ms_median,total_ms_mean,total_ms_p95,total_ms_max,total_ms_sum,vs_fastest,\
+         possible_pairs_mean,actual_pairs_mean,bytes_per_proxy,stopped_at_step"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 8);
     for row in &rows {
-        assert_eq!(row.len(), 12);
+        assert_eq!(row.len(), 18);
         assert_eq!(row[0], "objects");
         assert_eq!(row[1], row[3]);
-        for x in &row[4..] {
+        for x in &row[4..17] {
             assert!(x.parse::<f64>().unwrap() >= 0.0);
         }
+        // No run of a sweep stops early.
+        assert_eq!(row[17], "");
     }
     // Every algorithm reports the same pairs at the same value.
     for value in ["20", "60"] {
         let pairs: Vec<&str> = rows
             .iter()
             .filter(|r| r[1] == value)
-            .map(|r| r[10])
+            .map(|r| r[14])
             .collect();
         assert!(pairs.windows(2).all(|w| w[0] == w[1]), "{pairs:?}");
     }
     for stem in [
-        "total_ms",
-        "possible_pairs",
-        "actual_collisions",
-        "narrow_ms",
+        "total_ms_median",
+        "possible_pairs_mean",
+        "actual_pairs_mean",
+        "narrow_ms_median",
     ] {
         assert!(out.join(format!("{stem}.svg")).is_file());
         assert!(out.join(format!("{stem}.png")).is_file());

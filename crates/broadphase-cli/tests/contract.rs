@@ -41,11 +41,12 @@ fn bench_json_has_stable_keys() {
         "steps",
         "set_aabbs_ms_median",
         "update_ms_median",
+        "narrow_ms_median",
         "total_ms_median",
         "total_ms_max",
         "total_ms_p95",
         "possible_pairs_mean",
-        "actual_collisions_mean",
+        "actual_pairs_mean",
         "bytes_per_proxy",
         "query_ms_median",
     ] {

@@ -32,16 +32,16 @@ fn bench_runs_a_phased_scene_and_every_algorithm_agrees() {
         "grow (8 steps)",
         "burst (6 steps)",
         "settle (30 steps)",
-        "best fixed",
-        "adaptive/best",
+        "fastest_fixed",
+        "adaptive_vs_fastest_fixed",
     ] {
         assert!(stdout.contains(needle), "missing {needle}:\n{stdout}");
     }
     let objects_line = stdout
         .lines()
-        .find(|l| l.starts_with("objects at end"))
+        .find(|l| l.starts_with("objects_at_end"))
         .unwrap();
-    let counts: Vec<&str> = objects_line.split_whitespace().skip(3).collect();
+    let counts: Vec<&str> = objects_line.split_whitespace().skip(1).collect();
     // 150 and 90 objects plus the ground (gravity in the last phase).
     assert_eq!(counts, ["151", "91", "91"], "{objects_line}");
     let _ = std::fs::remove_dir_all(&dir);

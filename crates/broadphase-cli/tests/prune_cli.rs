@@ -28,21 +28,26 @@ fn prune_json_reports_every_method_with_the_same_pairs() {
         let rows = report["rows"].as_array().unwrap();
         // complete_pairs, brute force, parry3d, then eight technique rows.
         assert_eq!(rows.len(), 11);
-        let pairs = rows[0]["pairs"].as_u64().unwrap();
+        let pairs = rows[0]["possible_pairs"].as_u64().unwrap();
         assert!(pairs > 0);
         for row in rows {
             for key in [
                 "method",
                 "runs",
-                "median_ms",
-                "min_ms",
-                "pairs",
+                "prune_ms_median",
+                "prune_ms_min",
+                "possible_pairs",
                 "ns_per_box",
-                "ratio",
+                "vs_complete_pairs",
             ] {
                 assert!(row.get(key).is_some(), "missing key {key}");
             }
-            assert_eq!(row["pairs"].as_u64().unwrap(), pairs, "{}", row["method"]);
+            assert_eq!(
+                row["possible_pairs"].as_u64().unwrap(),
+                pairs,
+                "{}",
+                row["method"]
+            );
         }
         assert_eq!(rows[1]["method"], "brute force");
     }

@@ -21,7 +21,7 @@ pub struct SizeSampler(Sampler);
 
 #[derive(Debug, Clone)]
 enum Sampler {
-    /// `min + (max - min) * Beta(α, β)`, as in [Zych16, ch. 4].
+    /// `min + (max - min) * Beta(α, β)`, as in [Zych16, ch. 4.1].
     Beta {
         min: f32,
         span: f32,
@@ -34,7 +34,7 @@ enum Sampler {
         normal: Normal<f64>,
     },
     /// A clamped normal mirrored about its mean, so sizes pile up at both ends
-    /// ([Owen18, experiments]: "inverse-normal").
+    /// (the "inverse-normal" of [Owen18, Materials and Methods]).
     InverseNormal {
         min: f32,
         max: f32,

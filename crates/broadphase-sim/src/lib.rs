@@ -16,8 +16,8 @@ mod world_proxies;
 pub use bouncing_boxes::{BouncingBoxes, BouncingBoxesConfig};
 pub use motion::World;
 pub use scene::{
-    Phase, Scene, SceneBuilder, SceneError, ShapeKind, SizeDistribution, SpeedDistribution,
-    MAX_OBJECTS, MAX_SCENE_BYTES, MAX_STEPS,
+    field_help, scene_fields, Phase, Scene, SceneBuilder, SceneError, ShapeKind, SizeDistribution,
+    SpeedDistribution, MAX_OBJECTS, MAX_SCENE_BYTES, MAX_STEPS,
 };
 pub use shapes::PlacedShape;
 pub use world_proxies::WorldProxies;

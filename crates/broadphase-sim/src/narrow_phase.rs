@@ -5,7 +5,7 @@ use parry3d::query::intersection_test;
 use crate::motion::World;
 
 /// Tests pairs of objects with parry3d's exact shape intersection (GJK/EPA or the
-/// specialised routines), giving the "actual collisions" of [Zych16, ch. 4.1].
+/// specialised routines), giving the "Actual Collisions" of [Zych16, ch. 4.1].
 ///
 /// ```
 /// use broadphase_sim::{narrow_phase::shapes_intersect, Scene, World};

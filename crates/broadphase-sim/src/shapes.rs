@@ -32,7 +32,7 @@ impl std::fmt::Debug for PlacedShape {
 
 impl PlacedShape {
     /// A shape of `kind` whose extents are drawn from `sizes`, each dimension independently
-    /// (so boxes can be thin, and their rotated AABBs loose, as in [Zych16, Fig. 4.15]).
+    /// (so boxes can be thin, and their rotated AABBs loose: [Zych16, ch. 4.2, Fig. 4.15]).
     pub fn random(kind: ShapeKind, sizes: &SizeSampler, rng: &mut SceneRng) -> Self {
         let mut draw = || sizes.sample(rng);
         let (shape, rotated) = match kind {

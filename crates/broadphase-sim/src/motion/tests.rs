@@ -1,4 +1,4 @@
-//! Tests of the parent module.
+//! Motion: determinism, bounds, gravity, bounces, phases and sleep.
 
 use super::*;
 

@@ -1,9 +1,20 @@
-//! Building a scene from a file and flag overrides, validated as a whole.
+//! [`SceneBuilder`]: a scene file with command-line overrides, checked when built.
 
 use std::path::Path;
 
-use super::error::{parse_value, toml_error};
+use super::error::toml_error;
 use super::{Scene, SceneError, MAX_SCENE_BYTES};
+
+/// Parses a command-line value as TOML (number, boolean), else as a string.
+fn parse_value(value: &str) -> toml::Value {
+    let value = value.trim();
+    match toml::from_str::<toml::Table>(&format!("v = {value}")) {
+        Ok(mut table) => table
+            .remove("v")
+            .unwrap_or(toml::Value::String(value.into())),
+        Err(_) => toml::Value::String(value.to_string()),
+    }
+}
 
 /// A scene being assembled from a file and overrides; [`SceneBuilder::build`] validates it.
 #[derive(Debug, Clone, Default)]
@@ -58,39 +69,15 @@ impl SceneBuilder {
 
     /// Sets `field` to `value` (a TOML literal or a bare string), replacing the file's value.
     ///
-    /// `size_alpha_beta` sets both beta parameters (the size-uniformity sweep of [Zych16, ch. 4]).
+    /// `size_alpha_beta` sets both beta parameters (the size-uniformity sweep of
+    /// [Zych16, ch. 4.2, Figs. 4.10–4.15]).
     pub fn set(&mut self, field: &str, value: &str) -> Result<&mut Self, SceneError> {
         let field = field.trim().replace('-', "_");
         if field == "size_alpha_beta" {
             self.set("size_alpha", value)?;
             return self.set("size_beta", value);
         }
-        // The field's type is the scene's own: the value is tried as written, then as the other
-        // number type (an integer where a float is expected, or an integral float where an
-        // integer is), so no list of field types is kept beside the struct.
-        let written = parse_value(value);
-        let other = match written {
-            toml::Value::Integer(i) => Some(toml::Value::Float(i as f64)),
-            toml::Value::Float(x) if x.fract() == 0.0 && x.abs() < 9e15 => {
-                Some(toml::Value::Integer(x as i64))
-            }
-            _ => None,
-        };
-        let probe = |value: &toml::Value| {
-            let mut table = toml::Table::new();
-            table.insert(field.clone(), value.clone());
-            toml::Value::Table(table).try_into::<Scene>()
-        };
-        let value = match probe(&written) {
-            Ok(_) => written,
-            Err(first) => match other.filter(|v| probe(v).is_ok()) {
-                Some(converted) => converted,
-                None => {
-                    let message = first.message().trim().replace('\n', " ");
-                    return Err(SceneError::field(&field, message));
-                }
-            },
-        };
+        let value = typed_value(&field, parse_value(value))?;
         if !self.overridden.contains(&field) {
             self.overridden.push(field.clone());
         }
@@ -121,5 +108,33 @@ impl SceneBuilder {
         })?;
         scene.steps = scene.measured_steps();
         Ok(scene)
+    }
+}
+
+/// Checks `value` against the type of `field` by deserializing a scene with that field alone.
+fn probe(field: &str, value: &toml::Value) -> Result<(), toml::de::Error> {
+    let mut table = toml::Table::new();
+    table.insert(field.to_string(), value.clone());
+    toml::Value::Table(table).try_into::<Scene>().map(|_| ())
+}
+
+/// `value` as `field`'s type takes it: a number written as an integer where the field is a
+/// float, or a whole float where it is an integer, is converted. The field's type is the
+/// scene struct's, asked through serde: there is no list of field types to keep in step.
+fn typed_value(field: &str, value: toml::Value) -> Result<toml::Value, SceneError> {
+    let refused = match probe(field, &value) {
+        Ok(()) => return Ok(value),
+        Err(e) => SceneError::field(field, e.message().trim().replace('\n', " ")),
+    };
+    let other = match value {
+        toml::Value::Integer(i) => Some(toml::Value::Float(i as f64)),
+        toml::Value::Float(x) if x.fract() == 0.0 && x.abs() < 9e15 => {
+            Some(toml::Value::Integer(x as i64))
+        }
+        _ => None,
+    };
+    match other {
+        Some(other) if probe(field, &other).is_ok() => Ok(other),
+        _ => Err(refused),
     }
 }

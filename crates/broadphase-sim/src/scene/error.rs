@@ -1,4 +1,4 @@
-//! Scene errors: which field, where in the file, and why, on one line.
+//! Scene errors: one line naming the file, the line and the field.
 
 use std::fmt;
 
@@ -128,16 +128,5 @@ pub(super) fn toml_error(e: &toml::de::Error, source: &str, text: &str) -> Scene
         line,
         field: unknown.or(written),
         message,
-    }
-}
-
-/// Parses a command-line value as TOML (number, boolean), else as a string.
-pub(super) fn parse_value(value: &str) -> toml::Value {
-    let value = value.trim();
-    match toml::from_str::<toml::Table>(&format!("v = {value}")) {
-        Ok(mut table) => table
-            .remove("v")
-            .unwrap_or(toml::Value::String(value.into())),
-        Err(_) => toml::Value::String(value.to_string()),
     }
 }

@@ -2,6 +2,9 @@
 
 mod builder;
 mod error;
+mod fields;
+#[cfg(test)]
+mod tests;
 mod validate;
 
 use serde::{Deserialize, Serialize};
@@ -9,16 +12,18 @@ use serde::{Deserialize, Serialize};
 pub use builder::SceneBuilder;
 use error::toml_error;
 pub use error::SceneError;
+pub use fields::{field_help, scene_fields};
 
 /// How object extents are drawn between `size_min` and `size_max`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SizeDistribution {
-    /// `Beta(size_alpha, size_beta)` scaled to `[size_min, size_max]` ([Zych16, ch. 4]).
+    /// `Beta(size_alpha, size_beta)` scaled to `[size_min, size_max]` ([Zych16, ch. 4.1]).
     Beta,
     /// Normal with `size_mean` and `size_std`, clamped.
     Normal,
-    /// Normal mirrored about its mean: most sizes near the ends ([Owen18, experiments]).
+    /// Normal mirrored about its mean: most sizes near the ends ([Owen18, Materials and
+    /// Methods]).
     InverseNormal,
     /// Uniform.
     Uniform,
@@ -30,16 +35,16 @@ pub enum SizeDistribution {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpeedDistribution {
-    /// Uniform in `[0, 2 * mean_speed]` ([Zych16, ch. 4]: uniform with the given average).
+    /// Uniform in `[0, 2 * mean_speed]` ([Zych16, ch. 4.1]: uniform with the given average).
     Uniform,
-    /// Exactly `mean_speed` ([Owen18, experiments]).
+    /// Exactly `mean_speed` ([Owen18, Materials and Methods]).
     Fixed,
 }
 
 /// A scene: the objects, their sizes, shapes and motion, and the measurement lengths.
 ///
-/// Every field has a default (the standard configuration of [Zych16, ch. 4], at speeds stated in
-/// units per second); a TOML file or command-line flags set the ones that differ.
+/// Every field has a default (the standard configuration of [Zych16, ch. 4.1], at speeds
+/// stated in units per second); a TOML file or command-line flags set the ones that differ.
 ///
 /// ```
 /// let scene = broadphase_sim::Scene::from_toml_str("objects = 50\nshapes = \"sphere\"\n", "inline").unwrap();
@@ -75,7 +80,7 @@ pub struct Scene {
     pub mean_speed: f32,
     /// Distribution of speeds.
     pub speed_distribution: SpeedDistribution,
-    /// Velocities are re-drawn every this many steps (0: never; [Zych16, ch. 4]: 10).
+    /// Velocities are re-drawn every this many steps (0: never; [Zych16, ch. 4.1]: 10).
     pub redraw_interval: u32,
     /// Seconds per step.
     pub time_step: f32,
@@ -86,7 +91,7 @@ pub struct Scene {
     pub gravity: f32,
     /// Number of static terrain boxes tiling the floor (0: no terrain).
     pub terrain_boxes: usize,
-    /// Spheres bounce elastically off each other ([Owen18, experiments]).
+    /// Spheres bounce elastically off each other ([Owen18, Materials and Methods]).
     pub sphere_bounces: bool,
     /// Fraction of moving objects removed and re-inserted elsewhere per step.
     pub remove_rate: f32,
@@ -216,7 +221,7 @@ pub enum ShapeKind {
 }
 
 impl ShapeKind {
-    /// Every shape, in the order of [Zych16, ch. 4].
+    /// Every shape, in the order of [Zych16, ch. 4.2].
     pub const ALL: [ShapeKind; 5] = [
         ShapeKind::Box,
         ShapeKind::Sphere,
@@ -224,6 +229,11 @@ impl ShapeKind {
         ShapeKind::Cone,
         ShapeKind::Capsule,
     ];
+
+    /// The names of [`ShapeKind::ALL`], comma-separated.
+    pub fn names() -> String {
+        ShapeKind::ALL.map(ShapeKind::name).join(", ")
+    }
 
     /// The name used in scene files.
     pub fn name(self) -> &'static str {
@@ -319,7 +329,8 @@ impl Scene {
                     SceneError::field(
                         "shapes",
                         format!(
-                            "unknown shape '{name}' (known: sphere, box, capsule, cylinder, cone, all)"
+                            "unknown shape '{name}' (known: {}, all)",
+                            ShapeKind::names()
                         ),
                     )
                 })?;
@@ -338,6 +349,3 @@ impl Scene {
         toml::to_string(self).unwrap_or_default()
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,4 +1,4 @@
-//! Tests of the parent module.
+//! The scene parser, builder and validation.
 
 use super::*;
 
@@ -191,4 +191,32 @@ fn phases_parse_sum_their_steps_and_report_errors_in_place() {
     let e = parse("sphere_bounces = true\n[[phases]]\nsteps = 5\nobjects = 2000\n").unwrap_err();
     assert_eq!(e.field.as_deref(), Some("sphere_bounces"), "{e}");
     assert!(parse("[[phases]]\nsteps = 5\ngravity = nan\n").is_err());
+}
+
+#[test]
+fn override_numbers_take_the_fields_type() {
+    let mut b = SceneBuilder::new();
+    // A whole float where the field is an integer, an integer where it is a float.
+    b.set("objects", "1e3").unwrap();
+    b.set("density", "1").unwrap();
+    b.set("world_size", "40").unwrap();
+    b.set("redraw_interval", "5.0").unwrap();
+    let s = b.build().unwrap();
+    assert_eq!(
+        (s.objects, s.density, s.world_size),
+        (1000, 1.0, Some(40.0))
+    );
+    assert_eq!(s.redraw_interval, 5);
+    let e = b.set("objects", "2.5").unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("objects"), "{e}");
+    assert!(b.set("sphere_bounces", "1").is_err());
+    assert!(b.set("shapes", "2").is_err());
+}
+
+#[test]
+fn unknown_shapes_list_the_known_ones() {
+    let e = parse("shapes = \"blob\"\n").unwrap_err();
+    for kind in ShapeKind::ALL {
+        assert!(e.message.contains(kind.name()), "{e}");
+    }
 }

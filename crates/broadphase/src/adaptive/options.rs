@@ -43,7 +43,7 @@ pub struct AdaptiveOptions {
     pub switch_margin: f64,
     /// Trials may take at most this fraction of the time spent in steps. In a scene that
     /// changes steadily (a growing world) rounds use all of it, so it is a floor on the
-    /// overhead there: 0.05 by default (0.1 spent most of the overhead margin the adaptive broad phase is allowed).
+    /// overhead there (default 0.05).
     pub trial_budget: f64,
     /// Candidates whose cost grows with n² (`brute-force`, `masking`) are tried only up to
     /// this many proxies.

@@ -90,8 +90,11 @@ pub fn complete_pairs(boxes: &[Aabb], out: &mut Vec<(u32, u32)>) -> Result<()> {
     )
 }
 
-/// [`complete_pairs`] with options and reusable buffers. The output is the same for every
-/// option value (thread count, kernel, bucketing).
+/// [`complete_pairs`] with options and reusable buffers. Every option value gives the same
+/// set of pairs. The order is the same whatever the thread count, the kernel (`force_scalar`,
+/// `avx512`) and `bucket_first`; `bucketing` changes it (with the grid, pairs come cell by
+/// cell), and so may `coherent` (boxes with equal minima may sort in another order). Sort the
+/// output when the order must not depend on the options.
 ///
 /// # When to use
 /// Repeated calls (every step of a simulation, many query batches): once the scratch has

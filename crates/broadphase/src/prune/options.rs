@@ -24,11 +24,12 @@ pub struct PruneOptions {
     /// the AVX2 one (eight). On by default; same output either way.
     pub avx512: bool,
     /// Allow the coarse y/z grid that cuts false candidates in dense scenes (chosen
-    /// automatically when allowed; same output either way).
+    /// automatically when allowed): the same pairs either way, in another order.
     pub bucketing: bool,
     /// The boxes are the previous call's (same count and indices, same scratch), moved a
     /// little: the sort starts from the previous order and finishes it by insertion sort,
-    /// falling back to the radix sort when the boxes moved too far. Same output either way.
+    /// falling back to the radix sort when the boxes moved too far. The same pairs either
+    /// way; boxes with equal minima may sort, and so pair, in another order.
     /// For callers with temporal coherence (the `sort-and-sweep` broad phase); off by
     /// default, so that repeated calls on the same boxes measure the full sort.
     pub coherent: bool,

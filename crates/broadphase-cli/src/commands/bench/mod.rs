@@ -1,0 +1,371 @@
+//! `broadphase bench`: every algorithm on the same moving scene, timed per step.
+
+mod phases;
+
+use std::process::ExitCode;
+
+use broadphase::AlgorithmOptions;
+use broadphase_sim::Scene;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::export::{emit, Format, Report, Row, Table};
+use crate::measure::{
+    fastest_total, measure, phase_children, phase_values, run_fields, run_values, Measurement,
+};
+use crate::options::algorithms::parse_list;
+use crate::options::config::AlgorithmConfig;
+use crate::options::scene::SceneArgs;
+
+/// Options of `broadphase bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Number of objects; a comma-separated list runs each size (default: the scene's, or
+    /// 3000 without a scene file).
+    #[arg(long, value_delimiter = ',')]
+    objects: Vec<usize>,
+    /// Comma-separated algorithms (default: all, peers included).
+    #[arg(long)]
+    algorithms: Option<String>,
+    /// Also time this many random box queries and ray casts per step (query_ms).
+    #[arg(long, default_value_t = 0)]
+    queries: usize,
+    /// Output format (the columns are named in docs/outputs.md).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Also print what `adaptive` switched to, when and why (to stderr).
+    #[arg(long)]
+    verbose: bool,
+    /// `bvh`: build strategy (median, sah, bottom-up, insertion).
+    #[arg(long, default_value = "median")]
+    bvh_build: broadphase::tree::BvhBuild,
+    /// `bvh`: descend rule of the pair traversal (simultaneous, larger-volume).
+    #[arg(long, default_value = "simultaneous")]
+    bvh_descend: broadphase::tree::DescendRule,
+    /// `dynamic-tree`: leaf box margin (default: the library's).
+    #[arg(long)]
+    tree_margin: Option<f32>,
+    /// `adaptive`: the algorithms it chooses from (default: its own list).
+    #[arg(long, value_delimiter = ',')]
+    adaptive_candidates: Vec<String>,
+    /// Run the configuration in this file (written by `recommend`): its algorithm with its
+    /// options, instead of the default list (`--algorithms` still adds others).
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
+    /// Stop measuring an algorithm after three steps in a row longer than this (milliseconds;
+    /// brute force on a large scene). Its row says where it stopped (stopped_at_step).
+    #[arg(long, default_value_t = 500.0)]
+    max_step_ms: f64,
+    /// Run the algorithm list this many times in rotation and keep, per algorithm, its round
+    /// with the median total time, and per phase of a phased scene the round with that
+    /// phase's median sum (a shared machine's speed drifts over minutes; rotation spreads each
+    /// algorithm's rounds over the whole run).
+    #[arg(long, default_value_t = 1)]
+    rounds: usize,
+    #[command(flatten)]
+    scene: SceneArgs,
+}
+
+/// The quick interactive run of `bench` without a scene file.
+const INTERACTIVE_DEFAULTS: &[(&str, &str)] =
+    &[("objects", "3000"), ("warmup", "10"), ("steps", "100")];
+
+/// What to run: checked before anything is measured.
+struct Plan {
+    names: Vec<String>,
+    options: AlgorithmOptions,
+    scenes: Vec<Scene>,
+}
+
+/// What was measured: one run per algorithm and scene, and any disagreement.
+struct Outcome {
+    runs: Vec<Measurement>,
+    disagreements: Vec<String>,
+}
+
+pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let plan = plan(args)?;
+    let outcome = measure_all(args, &plan)?;
+    emit(
+        &report(&outcome.runs, args.queries > 0),
+        args.format,
+        &mut std::io::stdout().lock(),
+    )?;
+    for d in &outcome.disagreements {
+        eprintln!("error: {d}");
+    }
+    Ok(if outcome.disagreements.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Checks the flags and builds the algorithm list, their options and the scenes.
+fn plan(args: &BenchArgs) -> anyhow::Result<Plan> {
+    let config = args
+        .config
+        .as_deref()
+        .map(AlgorithmConfig::load)
+        .transpose()?;
+    let names = algorithm_names(args, config.as_ref())?;
+    if args.max_step_ms.is_nan() || args.max_step_ms <= 0.0 {
+        anyhow::bail!("--max-step-ms must be positive");
+    }
+    if args.rounds == 0 {
+        anyhow::bail!("--rounds must be at least 1");
+    }
+    Ok(Plan {
+        names,
+        options: algorithm_options(args, config.as_ref())?,
+        scenes: scenes(args)?,
+    })
+}
+
+/// The configuration file's algorithm first (if any), then `--algorithms` (default: all).
+fn algorithm_names(
+    args: &BenchArgs,
+    config: Option<&AlgorithmConfig>,
+) -> anyhow::Result<Vec<String>> {
+    Ok(match (config, &args.algorithms) {
+        (Some(c), None) => vec![c.algorithm.clone()],
+        (Some(c), Some(_)) => {
+            let mut names = parse_list(&args.algorithms)?;
+            if !names.contains(&c.algorithm) {
+                names.insert(0, c.algorithm.clone());
+            }
+            names
+        }
+        (None, _) => parse_list(&args.algorithms)?,
+    })
+}
+
+/// The options flags set, or the configuration file's, plus `--adaptive-candidates`.
+fn algorithm_options(
+    args: &BenchArgs,
+    config: Option<&AlgorithmConfig>,
+) -> anyhow::Result<AlgorithmOptions> {
+    let mut options = match config {
+        Some(c) => c.options()?,
+        None => {
+            let mut options = AlgorithmOptions::default();
+            options.bvh.build = args.bvh_build;
+            options.bvh.descend = args.bvh_descend;
+            if let Some(margin) = args.tree_margin {
+                options.dynamic_tree.margin = margin;
+            }
+            options
+        }
+    };
+    if !args.adaptive_candidates.is_empty() {
+        for name in &args.adaptive_candidates {
+            if !broadphase::ALGORITHMS.contains(&name.as_str()) {
+                anyhow::bail!(
+                    "--adaptive-candidates: unknown algorithm '{name}' (known: {})",
+                    broadphase::ALGORITHMS.join(", ")
+                );
+            }
+        }
+        options.adaptive.candidates = args.adaptive_candidates.clone();
+    }
+    Ok(options)
+}
+
+/// The scene, once per `--objects` value.
+fn scenes(args: &BenchArgs) -> anyhow::Result<Vec<Scene>> {
+    let builder = args.scene.builder(INTERACTIVE_DEFAULTS)?;
+    if args.objects.is_empty() {
+        return Ok(vec![builder.build()?]);
+    }
+    args.objects
+        .iter()
+        .map(|&objects| {
+            let mut b = builder.clone();
+            b.set("objects", &objects.to_string())
+                .map_err(|e| anyhow::anyhow!("--objects: {e}"))?;
+            b.build().map_err(|e| anyhow::anyhow!("--objects: {e}"))
+        })
+        .collect()
+}
+
+/// Measures every algorithm on every scene, `--rounds` times in rotation; keeps each
+/// algorithm's median round and checks that all report the same pairs.
+fn measure_all(args: &BenchArgs, plan: &Plan) -> anyhow::Result<Outcome> {
+    let total_steps: u64 = plan
+        .scenes
+        .iter()
+        .map(|s| (args.rounds * plan.names.len() * (s.steps + s.warmup)) as u64)
+        .sum();
+    let progress = ProgressBar::new(total_steps);
+    progress.set_style(
+        ProgressStyle::with_template("{msg:>20} [{bar:30}] {pos}/{len} steps")
+            .expect("valid template"),
+    );
+    let mut outcome = Outcome {
+        runs: Vec::new(),
+        disagreements: Vec::new(),
+    };
+    for scene in &plan.scenes {
+        let mut reference: Option<Measurement> = None;
+        let mut rounds: Vec<Vec<Measurement>> = vec![Vec::new(); plan.names.len()];
+        for (k, name) in (0..args.rounds).flat_map(|_| plan.names.iter().enumerate()) {
+            progress.set_message(format!("{name} {}", scene.objects));
+            let m = measure(
+                name,
+                &plan.options,
+                scene,
+                args.queries,
+                args.max_step_ms,
+                &progress,
+            )?;
+            progress.suspend(|| log_run(args, &m));
+            if let Some(d) = disagreement(&mut reference, &m) {
+                outcome.disagreements.push(d);
+            }
+            rounds[k].push(m);
+        }
+        for mut measured in rounds {
+            outcome.runs.push(median_round(&mut measured));
+        }
+    }
+    progress.finish_and_clear();
+    Ok(outcome)
+}
+
+/// To stderr: where a run stopped, and with `--verbose` what `adaptive` did.
+fn log_run(args: &BenchArgs, m: &Measurement) {
+    let name = &m.algorithm;
+    if let Some((step, ms)) = m.stopped {
+        eprintln!(
+            "{name} {}: stopped at measured step {step}: it took {ms:.0} ms (--max-step-ms {})",
+            m.objects, args.max_step_ms
+        );
+    }
+    if !args.verbose {
+        return;
+    }
+    if let Some(overhead) = m.choice_overhead {
+        eprintln!(
+            "{name} {}: choosing took {:.1} ms, updates {:.1} ms ({} switches)",
+            m.objects,
+            overhead.choosing_seconds * 1e3,
+            overhead.updating_seconds * 1e3,
+            m.switches.len()
+        );
+    }
+    for switch in &m.switches {
+        eprintln!(
+            "{name} {}: step {}: {} -> {}: {}",
+            m.objects, switch.step, switch.from, switch.to, switch.reason
+        );
+    }
+}
+
+/// Compares `m`'s pair counts with the first complete run of the scene (over the steps
+/// both measured); the first complete run becomes the reference.
+fn disagreement(reference: &mut Option<Measurement>, m: &Measurement) -> Option<String> {
+    match reference {
+        Some(r) => {
+            let common = m.pair_counts.len().min(r.pair_counts.len());
+            (r.pair_counts[..common] != m.pair_counts[..common]).then(|| {
+                format!(
+                    "{} and {} report different pair counts at {} objects",
+                    r.algorithm, m.algorithm, m.objects
+                )
+            })
+        }
+        None => {
+            if m.stopped.is_none() {
+                *reference = Some(m.clone());
+            }
+            None
+        }
+    }
+}
+
+/// An algorithm's rounds (at least one) as one run: its round with the median whole time,
+/// and each phase from the round with that phase's median sum (one phase's noise does not
+/// follow the whole run's).
+fn median_round(measured: &mut [Measurement]) -> Measurement {
+    measured.sort_by(|a, b| whole_time(a).total_cmp(&whole_time(b)));
+    let mut run = measured[(measured.len() - 1) / 2].clone();
+    for (k, phase) in run.phases.iter_mut().enumerate() {
+        let mut same: Vec<_> = measured
+            .iter()
+            .filter_map(|m| m.phases.get(k))
+            .filter(|p| p.steps == phase.steps)
+            .collect();
+        same.sort_by(|a, b| a.total_ms.total_cmp(&b.total_ms));
+        if let Some(p) = same.get(same.len().saturating_sub(1) / 2) {
+            phase.total_ms = p.total_ms;
+            phase.total = p.total;
+        }
+    }
+    run
+}
+
+/// A run's whole time: the sum over phases, or the median step for a scene without phases.
+fn whole_time(m: &Measurement) -> f64 {
+    if m.phases.is_empty() {
+        m.total.median
+    } else {
+        m.phases.iter().map(|p| p.total_ms).sum()
+    }
+}
+
+/// The runs as a table (each with its phases below it, for programs), and for people the
+/// phases side by side.
+fn report(runs: &[Measurement], with_queries: bool) -> Report {
+    let mut table = Table::new("runs", run_fields(with_queries));
+    if runs.iter().any(|m| !m.phases.is_empty()) {
+        table.children = Some(phase_children());
+    }
+    for m in runs {
+        let fastest = fastest_total(runs.iter().filter(|r| r.objects == m.objects));
+        let mut row = Row::from(run_values(m, fastest, with_queries));
+        row.note = m
+            .stopped
+            .map(|(step, _)| format!("(stopped at step {step})"));
+        row.children = m.phases.iter().map(phase_values).collect();
+        table.push(row);
+    }
+    let mut report = Report::of(table);
+    report.tables.extend(phases::side_by_side(runs));
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::PhaseMeasurement;
+
+    fn round(phase_sums: [f64; 2]) -> Measurement {
+        let mut m = Measurement {
+            algorithm: "a".into(),
+            steps: 20,
+            phases: phase_sums
+                .iter()
+                .enumerate()
+                .map(|(k, &sum)| PhaseMeasurement {
+                    name: format!("p{k}"),
+                    steps: 10,
+                    total_ms: sum,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        m.total.mean = phase_sums.iter().sum::<f64>() / 20.0;
+        m
+    }
+
+    #[test]
+    fn each_phase_comes_from_its_own_median_round() {
+        // Whole times 21, 11, 32: the median round is the first, whose first phase took 20;
+        // that phase's median over the rounds is 10.
+        let mut rounds = vec![round([20.0, 1.0]), round([10.0, 1.0]), round([10.0, 22.0])];
+        let run = median_round(&mut rounds);
+        let sums: Vec<f64> = run.phases.iter().map(|p| p.total_ms).collect();
+        assert_eq!(sums, vec![10.0, 1.0]);
+    }
+}

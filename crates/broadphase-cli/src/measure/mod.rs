@@ -1,0 +1,318 @@
+//! One algorithm on one scene: the per-step measurements of [Zych16, ch. 4.1], and the
+//! columns a measured run is written as.
+
+mod columns;
+pub mod stats;
+
+pub use columns::{fastest_total, phase_children, phase_values, run_fields, run_values};
+
+use std::time::Instant;
+
+use broadphase::verify::SplitMix64;
+use broadphase::{Aabb, BroadPhase, CollisionFilter, Pair, PairEvents, ProxyId, Ray, RayHit, Vec3};
+use broadphase_sim::{narrow_phase, Scene, World, WorldProxies};
+use indicatif::ProgressBar;
+
+use stats::{summarize, Summary};
+
+/// Per-step measurements of one algorithm on one scene. Times are milliseconds per step.
+#[derive(Debug, Clone, Default)]
+pub struct Measurement {
+    /// The algorithm's name.
+    pub algorithm: String,
+    /// Objects in the scene (terrain and ground not counted).
+    pub objects: usize,
+    /// Measured steps.
+    pub steps: usize,
+    /// Handing the scene's moved boxes to the algorithm (`set_aabbs`, churn): `set_aabbs_ms`.
+    pub set_aabbs: Summary,
+    /// The broad phase proper (`BroadPhase::update`): `update_ms`.
+    pub update: Summary,
+    /// Exact shape tests of the reported pairs whose objects moved (the others keep their
+    /// result: [`narrow_phase::ContactCache`]).
+    pub narrow: Summary,
+    /// The sum of the three.
+    pub total: Summary,
+    /// Random box queries and ray casts, when asked for.
+    pub queries: Option<Summary>,
+    /// Mean pairs reported per step (possible collisions): `possible_pairs_mean`.
+    pub possible_pairs_mean: f64,
+    /// Mean pairs whose shapes intersect per step (actual collisions): `actual_pairs_mean`.
+    pub actual_pairs_mean: f64,
+    /// Bytes of the structure per proxy after the last step.
+    pub bytes_per_proxy: f64,
+    /// Pairs reported at each measured step, to check algorithms against each other.
+    pub pair_counts: Vec<usize>,
+    /// What `adaptive` switched to, when and why (empty for the other algorithms).
+    pub switches: Vec<broadphase::adaptive::SwitchRecord>,
+    /// Per phase of a phased scene, in order (empty without phases).
+    pub phases: Vec<PhaseMeasurement>,
+    /// The measured step (0-based) at which the run stopped because three steps in a row
+    /// took longer than the limit, and that step's milliseconds; the summaries cover the steps before.
+    pub stopped: Option<(usize, f64)>,
+    /// For `adaptive`: seconds spent choosing and seconds in updates.
+    pub choice_overhead: Option<broadphase::ChoiceOverhead>,
+}
+
+impl Measurement {
+    /// The sum of the measured steps' total times (`total_ms_sum`).
+    pub fn total_ms_sum(&self) -> f64 {
+        self.total.mean * self.steps as f64
+    }
+}
+
+/// The measured steps of one phase of a scene.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseMeasurement {
+    /// The phase's name.
+    pub name: String,
+    /// Its steps.
+    pub steps: usize,
+    /// Milliseconds per step, all three parts.
+    pub total: Summary,
+    /// The sum of the phase's step times in milliseconds.
+    pub total_ms: f64,
+    /// Objects in the world at the phase's last step (terrain and ground included).
+    pub objects_at_end: usize,
+}
+
+/// Runs `name` on `scene`: warm-up steps, then measured steps; `queries` random box queries
+/// and ray casts per step are timed apart when non-zero. A step slower than `max_step_ms`
+/// and the two before it end the run early (see [`Measurement::stopped`]).
+pub fn measure(
+    name: &str,
+    options: &broadphase::AlgorithmOptions,
+    scene: &Scene,
+    queries: usize,
+    max_step_ms: f64,
+    progress: &ProgressBar,
+) -> anyhow::Result<Measurement> {
+    measure_until(name, options, scene, queries, max_step_ms, None, progress)
+}
+
+/// [`measure`], also stopped (as too slow) when the clock passes `deadline`.
+pub fn measure_until(
+    name: &str,
+    options: &broadphase::AlgorithmOptions,
+    scene: &Scene,
+    queries: usize,
+    max_step_ms: f64,
+    deadline: Option<Instant>,
+    progress: &ProgressBar,
+) -> anyhow::Result<Measurement> {
+    let mut world = World::new(scene)?;
+    let mut bp = crate::options::algorithms::create(name, options)?;
+    let mut proxies = WorldProxies::insert_all(&world, bp.as_mut())?;
+    let mut contacts = narrow_phase::ContactCache::default();
+    let mut events = PairEvents::new();
+    bp.update(&mut events);
+    let mut queried = Queries::new(scene.seed, queries);
+    let mut pairs: Vec<Pair> = Vec::new();
+    let mut samples = Samples::new(scene);
+    let mut stopped = None;
+    let mut slow_steps = 0;
+    let last = scene.warmup + scene.steps;
+    for step in 0..last {
+        world.step();
+        let start = Instant::now();
+        proxies.sync(&world, bp.as_mut())?;
+        let moved = Instant::now();
+        bp.update(&mut events);
+        let updated = Instant::now();
+        bp.pairs(&mut pairs);
+        let actual = contacts.count(
+            &world,
+            pairs
+                .iter()
+                .map(|p| (proxies.object(p.a), proxies.object(p.b))),
+        );
+        let narrowed = Instant::now();
+        queried.run(bp.as_ref(), world.side())?;
+        let times = [start, moved, updated, narrowed, Instant::now()];
+        if step >= scene.warmup {
+            samples.record(&times, pairs.len(), actual, &world);
+        }
+        progress.inc(1);
+        // Three slow steps in a row: one slow step may be a one-off (a rebuild, a switch).
+        let step_ms = ms(start, narrowed);
+        slow_steps = if step_ms > max_step_ms {
+            slow_steps + 1
+        } else {
+            0
+        };
+        if slow_steps == 3 || deadline.is_some_and(|d| Instant::now() > d) {
+            stopped = Some((step.saturating_sub(scene.warmup), step_ms));
+            progress.inc((last - step - 1) as u64);
+            break;
+        }
+    }
+    let diagnostics = bp.diagnostics();
+    Ok(Measurement {
+        algorithm: name.to_string(),
+        objects: scene.objects,
+        bytes_per_proxy: bp.memory_bytes() as f64 / world.live_count().max(1) as f64,
+        switches: diagnostics.switches.to_vec(),
+        stopped,
+        choice_overhead: diagnostics.choice_overhead,
+        ..samples.summarize(scene, queries > 0)
+    })
+}
+
+/// Milliseconds from `a` to `b`.
+fn ms(a: Instant, b: Instant) -> f64 {
+    (b - a).as_secs_f64() * 1e3
+}
+
+/// The measured steps' times and counts, as they come.
+struct Samples {
+    set_aabbs: Vec<f64>,
+    update: Vec<f64>,
+    narrow: Vec<f64>,
+    total: Vec<f64>,
+    queries: Vec<f64>,
+    pair_counts: Vec<usize>,
+    actual_sum: usize,
+    /// The phase of each measured step (empty without phases).
+    phase_of_step: Vec<usize>,
+    /// Live objects at each phase's last step so far.
+    phase_objects: Vec<usize>,
+}
+
+impl Samples {
+    fn new(scene: &Scene) -> Self {
+        let steps = scene.steps;
+        Self {
+            set_aabbs: Vec::with_capacity(steps),
+            update: Vec::with_capacity(steps),
+            narrow: Vec::with_capacity(steps),
+            total: Vec::with_capacity(steps),
+            queries: Vec::with_capacity(steps),
+            pair_counts: Vec::with_capacity(steps),
+            actual_sum: 0,
+            phase_of_step: Vec::with_capacity(steps),
+            phase_objects: vec![0; scene.phases.len()],
+        }
+    }
+
+    /// One measured step: its instants (start, boxes handed over, updated, narrow phase
+    /// done, queries done), pairs reported and pairs in contact.
+    fn record(&mut self, times: &[Instant; 5], pairs: usize, actual: usize, world: &World) {
+        let [start, moved, updated, narrowed, queried] = *times;
+        self.set_aabbs.push(ms(start, moved));
+        self.update.push(ms(moved, updated));
+        self.narrow.push(ms(updated, narrowed));
+        self.total.push(ms(start, narrowed));
+        self.queries.push(ms(narrowed, queried));
+        self.pair_counts.push(pairs);
+        self.actual_sum += actual;
+        if let Some(phase) = world.phase() {
+            self.phase_of_step.push(phase);
+            self.phase_objects[phase] = world.live_count();
+        }
+    }
+
+    /// The summaries (the fields of a [`Measurement`] the samples give).
+    fn summarize(mut self, scene: &Scene, with_queries: bool) -> Measurement {
+        let steps = self.total.len();
+        Measurement {
+            steps,
+            set_aabbs: summarize(&mut self.set_aabbs),
+            update: summarize(&mut self.update),
+            narrow: summarize(&mut self.narrow),
+            queries: with_queries.then(|| summarize(&mut self.queries)),
+            possible_pairs_mean: self.pair_counts.iter().sum::<usize>() as f64
+                / steps.max(1) as f64,
+            actual_pairs_mean: self.actual_sum as f64 / steps.max(1) as f64,
+            phases: self.phases(scene),
+            total: summarize(&mut self.total),
+            pair_counts: self.pair_counts,
+            ..Measurement::default()
+        }
+    }
+
+    /// Each phase's step times (call before the total times are sorted).
+    fn phases(&self, scene: &Scene) -> Vec<PhaseMeasurement> {
+        scene
+            .phases
+            .iter()
+            .enumerate()
+            .map(|(index, phase)| {
+                let mut times: Vec<f64> = self
+                    .phase_of_step
+                    .iter()
+                    .zip(&self.total)
+                    .filter(|(&p, _)| p == index)
+                    .map(|(_, &t)| t)
+                    .collect();
+                let total_ms = times.iter().sum();
+                PhaseMeasurement {
+                    name: phase.display_name(index),
+                    steps: times.len(),
+                    total: summarize(&mut times),
+                    total_ms,
+                    objects_at_end: self.phase_objects[index],
+                }
+            })
+            .collect()
+    }
+}
+
+/// `count` random box queries and ray casts per step, seeded from the scene.
+struct Queries {
+    count: usize,
+    rng: SplitMix64,
+    out: Vec<ProxyId>,
+    hits: Vec<RayHit>,
+}
+
+impl Queries {
+    fn new(seed: u64, count: usize) -> Self {
+        Self {
+            count,
+            rng: SplitMix64::new(seed ^ 0x5EED),
+            out: Vec::new(),
+            hits: Vec::new(),
+        }
+    }
+
+    fn run(&mut self, bp: &dyn BroadPhase, side: f32) -> anyhow::Result<()> {
+        if self.count == 0 {
+            return Ok(());
+        }
+        run_queries(
+            bp,
+            side,
+            self.count,
+            &mut self.rng,
+            &mut self.out,
+            &mut self.hits,
+        )
+    }
+}
+
+fn run_queries(
+    bp: &dyn BroadPhase,
+    side: f32,
+    count: usize,
+    rng: &mut SplitMix64,
+    out: &mut Vec<ProxyId>,
+    hits: &mut Vec<RayHit>,
+) -> anyhow::Result<()> {
+    for _ in 0..count {
+        let center = Vec3::new(
+            rng.range(0.0, side),
+            rng.range(0.0, side),
+            rng.range(0.0, side),
+        );
+        let query = Aabb::from_center_half_extents(center, Vec3::splat(2.0))?;
+        bp.query_aabb(&query, CollisionFilter::ALL, out);
+        let direction = Vec3::new(
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        );
+        let ray = Ray::new(center, direction, side * 0.25)?;
+        bp.raycast(&ray, CollisionFilter::ALL, hits);
+    }
+    Ok(())
+}
