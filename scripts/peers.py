@@ -56,14 +56,21 @@ TABLE = os.path.join(ROOT, "docs", "benchmarks", "peers.md")
 
 
 def cpu_model():
+    """The model name, with the family and model numbers (a VM may name only the vendor)."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if not line.strip():
+                    break  # the first processor's block is enough
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
     except OSError:
         pass
-    return "unknown CPU"
+    name = fields.get("model name", "unknown CPU")
+    if "cpu family" in fields and "model" in fields:
+        name += f" (family {fields['cpu family']}, model {fields['model']})"
+    return name
 
 
 def csv_path(scene, size):
@@ -140,6 +147,11 @@ def write_table(rounds):
                f"{datetime.date.today().isoformat()} from the CSVs in [peers/](peers/) "
                f"(`broadphase bench --rounds {rounds} --format csv`, release build with "
                "`--features physx`).")
+    out.append("")
+    out.append("The machine is shared with other jobs: the algorithms of one cell are measured in "
+               "one `bench` run, rotated over the rounds, so load falls on them alike on average, "
+               "but a single ratio can be off by tens of per cent; compare cells of one column "
+               "rather than columns.")
     out.append("")
     out.append("Each cell: the algorithm's broad-phase time per step (`set_aabbs_ms_median + "
                "update_ms_median`, of the round with the median total time) divided by the best "
