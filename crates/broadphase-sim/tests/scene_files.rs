@@ -1,5 +1,5 @@
 //! Every scene file in the repository's `scenes/` folder loads and validates, so the files
-//! that `bench` and `scripts/peers.sh` run stay in step with the scene format.
+//! that `bench` and `scripts/peers.py` run stay in step with the scene format.
 
 use std::path::Path;
 
