@@ -5,16 +5,24 @@
 //!   pairs found by a self-traversal of the tree.
 //! - [`RapierBroadPhase`] (`rapier`, feature `rapier`, on by default): rapier3d's
 //!   `BroadPhaseBvh` driven standalone with a `ColliderSet` of cuboid colliders.
+//! - [`PhysxBroadPhase`] (`physx-sap`, `physx-mbp`, `physx-abp`, `physx-abp-parallel`,
+//!   feature `physx`, off by default: it builds PhysX 5 from source with a C++ compiler):
+//!   PhysX's standalone CPU broad phases through physx-sys, listed in [`PHYSX_PEERS`] and
+//!   built by [`create_physx`].
 //!
-//! Both report exactly the library's pair set: candidates are filtered with the exact box
+//! All report exactly the library's pair set: candidates are filtered with the exact box
 //! test and the proxies' filters and kinds.
 #![deny(missing_docs)]
 
 mod parry_bvh;
+#[cfg(feature = "physx")]
+mod physx;
 #[cfg(feature = "rapier")]
 mod rapier;
 
 pub use parry_bvh::ParryBvh;
+#[cfg(feature = "physx")]
+pub use physx::{PhysxBroadPhase, PhysxKind, PhysxStats};
 #[cfg(feature = "rapier")]
 pub use rapier::RapierBroadPhase;
 
@@ -44,4 +52,30 @@ pub fn create(name: &str) -> Result<Box<dyn BroadPhase>, Error> {
             known: PEERS.join(", "),
         }),
     }
+}
+
+/// The PhysX peers' names, as [`create_physx`] accepts them (feature `physx`).
+#[cfg(feature = "physx")]
+pub const PHYSX_PEERS: &[&str] = &["physx-sap", "physx-mbp", "physx-abp", "physx-abp-parallel"];
+
+/// Builds the PhysX peer called `name` (one of [`PHYSX_PEERS`]); `None` for any other name.
+///
+/// The result is an error only when PhysX refused to start: it allows one foundation per
+/// process, so this fails if another library in the process made one
+/// (`Error::InvalidOption` with the reason).
+///
+/// ```
+/// let abp = broadphase_peers::create_physx("physx-abp").unwrap().unwrap();
+/// assert_eq!(abp.name(), "physx-abp");
+/// assert!(broadphase_peers::create_physx("sap").is_none());
+/// ```
+#[cfg(feature = "physx")]
+pub fn create_physx(name: &str) -> Option<Result<Box<dyn BroadPhase>, Error>> {
+    let kind = PhysxKind::from_name(name)?;
+    Some(match PhysxBroadPhase::new(kind) {
+        Some(bp) => Ok(Box::new(bp) as Box<dyn BroadPhase>),
+        None => Err(Error::InvalidOption(
+            "PhysX refused to create its foundation or broad phase (one foundation per process)",
+        )),
+    })
 }

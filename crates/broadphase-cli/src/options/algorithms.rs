@@ -2,18 +2,31 @@
 
 use broadphase::{AlgorithmOptions, BroadPhase};
 
+/// The peers the workbench can build: [`broadphase_peers::PEERS`], then (feature `physx`)
+/// [`broadphase_peers::PHYSX_PEERS`].
+pub fn peer_names() -> Vec<&'static str> {
+    let peers = broadphase_peers::PEERS.iter();
+    #[cfg(feature = "physx")]
+    let peers = peers.chain(broadphase_peers::PHYSX_PEERS);
+    peers.copied().collect()
+}
+
 /// Every algorithm name the workbench accepts: the library's [`broadphase::ALGORITHMS`]
-/// then the peers ([`broadphase_peers::PEERS`]).
+/// then the peers ([`peer_names`]).
 pub fn all_names() -> Vec<&'static str> {
     broadphase::ALGORITHMS
         .iter()
-        .chain(broadphase_peers::PEERS)
         .copied()
+        .chain(peer_names())
         .collect()
 }
 
 /// Builds the algorithm called `name` (one of [`all_names`]).
 pub fn create(name: &str, options: &AlgorithmOptions) -> anyhow::Result<Box<dyn BroadPhase>> {
+    #[cfg(feature = "physx")]
+    if let Some(physx) = broadphase_peers::create_physx(name) {
+        return Ok(physx?);
+    }
     if broadphase_peers::PEERS.contains(&name) {
         Ok(broadphase_peers::create(name)?)
     } else if broadphase::ALGORITHMS.contains(&name) {
@@ -25,7 +38,6 @@ pub fn create(name: &str, options: &AlgorithmOptions) -> anyhow::Result<Box<dyn 
         )
     }
 }
-
 /// Splits a comma-separated algorithm list and checks every name; none given means all.
 pub fn parse_list(list: &Option<String>) -> anyhow::Result<Vec<String>> {
     let known = all_names();

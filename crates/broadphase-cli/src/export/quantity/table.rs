@@ -40,7 +40,7 @@ pub const ALGORITHM: Quantity = quantity(
     "algorithm",
     Kind::Text,
     "",
-    "the algorithm: a name of `broadphase::ALGORITHMS` or a peer (`parry-bvh`, `rapier`)",
+    "the algorithm: a name of `broadphase::ALGORITHMS` or a peer (`parry-bvh`, `rapier`, and with feature `physx` `physx-sap`, `physx-mbp`, `physx-abp`, `physx-abp-parallel`)",
 );
 /// `recommend`'s configuration.
 pub const CONFIGURATION: Quantity = quantity(
