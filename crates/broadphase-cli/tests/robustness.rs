@@ -208,7 +208,7 @@ fn a_pair_explosion_is_refused_not_aborted() {
 fn interrupt_ccd(signal: &str, number: i32) {
     let dir = temp_dir("robust", &format!("signal-{signal}"));
     let events = dir.join("events.csv");
-    let mut child = bin()
+    let child = bin()
         .args([
             "ccd",
             "--objects",
