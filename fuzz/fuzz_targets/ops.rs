@@ -109,6 +109,11 @@ enum Op {
         which: u16,
     },
     Update,
+    /// Sets every algorithm's pair limit (`None`: no limit); updates over it must fail,
+    /// leave nothing, and recover.
+    PairLimit {
+        limit: Option<u8>,
+    },
     Query {
         spec: BoxSpec,
         origin: [Coord; 3],
@@ -233,6 +238,7 @@ fuzz_target!(|input: Input| {
                     verifier.use_stale(h, boxes[h as usize]);
                 }
             }
+            Op::PairLimit { limit } => verifier.set_pair_limit(limit.map(usize::from)),
             Op::Update => verifier.update(),
             Op::Query {
                 spec,

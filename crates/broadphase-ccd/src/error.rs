@@ -44,7 +44,7 @@ pub enum CcdError {
     /// outside `[MIN_MAGNITUDE, MAX_MAGNITUDE]` ([`crate::MIN_MAGNITUDE`],
     /// [`crate::MAX_MAGNITUDE`]): the squares and products in the time of impact would
     /// overflow or underflow f64 and collisions would be missed.
-    #[error("{what} {value} is outside [{min:e}, {max:e}] in magnitude (times of impact would overflow or underflow)", min = crate::MIN_MAGNITUDE, max = crate::MAX_MAGNITUDE)]
+    #[error("{what} {} is outside [{min:e}, {max:e}] in magnitude (times of impact would overflow or underflow)", short(*value), min = crate::MIN_MAGNITUDE, max = crate::MAX_MAGNITUDE)]
     OutOfRange {
         /// What is out of range (`world extent`, `object 3: velocity component`, …).
         what: String,
@@ -119,5 +119,16 @@ impl std::fmt::Display for EventText {
             Some(event) => write!(f, "{event}"),
             None => f.write_str("no event"),
         }
+    }
+}
+
+/// A number as a person reads it: plain when of moderate magnitude, in scientific notation
+/// otherwise (a value of 1e300 is not printed with 300 digits).
+fn short(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude == 0.0 || (1e-4..1e9).contains(&magnitude) || !value.is_finite() {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
     }
 }

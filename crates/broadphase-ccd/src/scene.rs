@@ -4,6 +4,7 @@
 use crate::body::{Body, MassModel};
 use crate::error::CcdError;
 use crate::world::World;
+use crate::world::{MAX_MAGNITUDE, MIN_MAGNITUDE};
 
 /// Parameters of a generated scene.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -124,8 +125,24 @@ pub fn generate_scene(config: &SceneConfig) -> Result<World, CcdError> {
     } else {
         4.0 / 3.0 * std::f64::consts::PI
     };
+    for (what, value) in [("radius_min", r_min), ("radius_max", r_max)] {
+        if !(MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&value) {
+            return Err(CcdError::OutOfRange {
+                what: what.to_string(),
+                value,
+            });
+        }
+    }
     let body_volume: f64 = radii.iter().map(|r| unit_volume * r.powi(dim as i32)).sum();
     let side = (body_volume / fraction).powf(1.0 / dim as f64);
+    // Checked before anything is sized from it: a side that overflowed (huge radii, or a
+    // packing fraction near zero) must not size the grid below.
+    if !(side.is_finite() && (MIN_MAGNITUDE..=MAX_MAGNITUDE).contains(&side)) {
+        return Err(CcdError::OutOfRange {
+            what: "world extent".to_string(),
+            value: side,
+        });
+    }
     // Random sequential placement against a grid of cells one maximum diameter wide.
     let limit = if dim == 2 { 0.9069 } else { 0.7405 };
     if fraction >= limit {
@@ -136,7 +153,12 @@ pub fn generate_scene(config: &SceneConfig) -> Result<World, CcdError> {
             ),
         });
     }
-    let cells_per_side = ((side / (2.0 * r_max)).floor() as usize).clamp(1, 1 << 20);
+    // Cells at least one largest diameter wide, and no more of them than about four per
+    // body, so that the grid's memory follows the body count whatever the radii's spread.
+    let most_per_side = ((4 * n) as f64).powf(1.0 / dim as f64).floor();
+    let cells_per_side = (side / (2.0 * r_max))
+        .floor()
+        .clamp(1.0, most_per_side.max(1.0)) as usize;
     let cell_width = side / cells_per_side as f64;
     let cell_of = |p: &[f64; 3]| -> [usize; 3] {
         let mut c = [0usize; 3];

@@ -1,12 +1,16 @@
 //! `broadphase`: the command-line workbench.
 //!
-//! `cli` parses the command line, `commands` holds one module per subcommand, `measure`
+//! `cli` parses the command line, `commands` holds one module per subcommand, `console`
+//! writes results and notes (and says how a closed output ends the program), `interrupt`
+//! removes temporary files on a signal, `measure`
 //! times algorithms on scenes, `options` reads algorithm lists, configuration files and
 //! scenes, and `export` writes every result (the column names are in `export::quantity`).
 
 mod cli;
 mod commands;
+mod console;
 mod export;
+mod interrupt;
 mod measure;
 mod options;
 
@@ -15,6 +19,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    if let Err(e) = interrupt::install() {
+        console::note!("error: cannot handle interruption: {e}");
+        return ExitCode::from(2);
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -27,10 +35,16 @@ fn main() -> ExitCode {
             };
         }
     };
-    match cli.command.run() {
+    // Buffered output is flushed here, so that its write errors are reported like the others.
+    let result = cli.command.run().and_then(|code| {
+        std::io::Write::flush(&mut std::io::stdout()).map_err(console::writing_stdout)?;
+        Ok(code)
+    });
+    match result {
         Ok(code) => code,
+        Err(e) if console::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            console::note!("error: {e:#}");
             ExitCode::from(2)
         }
     }

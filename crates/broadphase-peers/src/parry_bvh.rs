@@ -86,7 +86,7 @@ impl BroadPhase for ParryBvh {
         self.store.remove(id).map(|_| ())
     }
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> Result<()> {
         for &slot in self.store.proxies().removed_slots() {
             self.tree.remove(slot);
         }
@@ -117,7 +117,11 @@ impl BroadPhase for ParryBvh {
                 }
             });
         pairs.end_full();
-        self.store.finish(events);
+        self.store.finish(events)
+    }
+
+    fn set_pair_limit(&mut self, limit: Option<usize>) {
+        self.store.pairs_mut().set_limit(limit);
     }
 
     fn clear(&mut self) {

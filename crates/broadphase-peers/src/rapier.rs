@@ -193,7 +193,7 @@ impl BroadPhase for RapierBroadPhase {
         Ok(())
     }
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> Result<()> {
         self.rapier_events.clear();
         self.broad_phase.update(
             &self.params,
@@ -214,7 +214,10 @@ impl BroadPhase for RapierBroadPhase {
             match event {
                 BroadPhasePairEvent::AddPair(pair) => {
                     let (a, b) = (self.slot_of(pair.collider1), self.slot_of(pair.collider2));
-                    self.candidates.insert(a, b, 0);
+                    if self.candidates.insert(a, b, 0).is_err() {
+                        // More candidates than a pair set indexes: the update fails.
+                        self.store.pairs_mut().refuse();
+                    }
                 }
                 BroadPhasePairEvent::DeletePair(pair) => {
                     let (a, b) = (self.slot_of(pair.collider1), self.slot_of(pair.collider2));
@@ -236,7 +239,11 @@ impl BroadPhase for RapierBroadPhase {
             true
         });
         pairs.end_full();
-        self.store.finish(events);
+        self.store.finish(events)
+    }
+
+    fn set_pair_limit(&mut self, limit: Option<usize>) {
+        self.store.pairs_mut().set_limit(limit);
     }
 
     fn clear(&mut self) {

@@ -59,7 +59,46 @@ pub trait BroadPhase: Send + Sync {
 
     /// Brings the pair set up to date and writes what began and ended into `events`
     /// (cleared first).
-    fn update(&mut self, events: &mut PairEvents);
+    ///
+    /// Never fails unless a pair limit is set ([`BroadPhase::set_pair_limit`]); with one, an
+    /// update that would hold more pairs than the limit fails as [`BroadPhase::try_update`]
+    /// describes, and this call ignores the error (call `try_update` to see it).
+    fn update(&mut self, events: &mut PairEvents) {
+        let _ = self.try_update(events);
+    }
+
+    /// [`BroadPhase::update`], failing with [`Error::PairLimit`](crate::Error::PairLimit)
+    /// when the boxes overlap in more pairs than the pair limit.
+    ///
+    /// On that error the broad phase has not grown past the limit: it holds no pairs,
+    /// `events` is empty, and the caller should drop every pair it holds (as if all had
+    /// ended). Boxes, ids and removals are kept; the next update that succeeds reports every
+    /// overlapping pair as begun. Worst case as for `update`, plus O(pairs) to start over.
+    ///
+    /// ```
+    /// use broadphase::{Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyKind, SweepAndPrune};
+    /// let mut bp = SweepAndPrune::new();
+    /// bp.set_pair_limit(Some(2));
+    /// for _ in 0..3 {
+    ///     bp.insert(Aabb::from_arrays([0.0; 3], [1.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+    /// }
+    /// let mut events = PairEvents::new();
+    /// // Three identical boxes make three pairs: one too many.
+    /// assert_eq!(bp.try_update(&mut events), Err(Error::PairLimit { limit: 2 }));
+    /// assert!(events.is_empty() && bp.pair_count() == 0);
+    /// bp.set_pair_limit(None);
+    /// bp.try_update(&mut events)?;
+    /// assert_eq!(events.begun.len(), 3);
+    /// # Ok::<(), broadphase::Error>(())
+    /// ```
+    fn try_update(&mut self, events: &mut PairEvents) -> Result<()>;
+
+    /// Sets the most pairs an update may find before it fails ([`BroadPhase::try_update`]);
+    /// `None` (the default) leaves only the limit of the pair set's `u32` positions
+    /// ([`PairSet::MAX_LEN`]), which no limit exceeds. The pair set costs 20 to 24 bytes
+    /// per pair plus growth slack, and a step's events 16 bytes per begun or ended pair, so
+    /// a limit bounds the memory an update can take whatever the boxes do.
+    fn set_pair_limit(&mut self, limit: Option<usize>);
 
     /// Removes every proxy and pair without reporting events. All ids become stale.
     fn clear(&mut self);

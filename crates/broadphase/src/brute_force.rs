@@ -54,7 +54,7 @@ impl BroadPhase for BruteForce {
 
     crate::backend::store_edits!(store);
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         let proxies = &self.store.proxies;
         self.slots.clear();
         self.x_intervals.clear();
@@ -87,7 +87,7 @@ impl BroadPhase for BruteForce {
             }
         }
         self.store.pairs.end_full();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {

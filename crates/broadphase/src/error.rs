@@ -4,7 +4,9 @@ use crate::ProxyId;
 
 /// Why an operation on a broad phase or a geometric value was refused.
 ///
-/// Every fallible call leaves the structure unchanged and usable when it returns an error.
+/// Every fallible call leaves the structure unchanged and usable when it returns an error,
+/// except [`BroadPhase::try_update`](crate::BroadPhase::try_update), whose failure
+/// [`Error::PairLimit`] describes.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
     /// A coordinate was NaN or infinite.
@@ -40,6 +42,16 @@ pub enum Error {
     /// More proxies than a `u32` index can address.
     #[error("proxy capacity exhausted")]
     CapacityExhausted,
+    /// An update found more pairs than the broad phase's pair limit (see
+    /// [`BroadPhase::set_pair_limit`](crate::BroadPhase::set_pair_limit)), or than a
+    /// [`PairSet`](crate::backend::PairSet) can index. The update reported no events and
+    /// the broad phase holds no pairs until an update succeeds, which reports every pair as
+    /// begun.
+    #[error("more than {limit} overlapping pairs (the pair limit)")]
+    PairLimit {
+        /// The limit that was reached.
+        limit: usize,
+    },
     /// An option value outside its valid range.
     #[error("invalid option: {0}")]
     InvalidOption(&'static str),

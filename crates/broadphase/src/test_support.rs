@@ -84,3 +84,19 @@ pub(crate) fn wander(
     }
     peak
 }
+
+/// Pairs of live boxes of `bp` that overlap and may pair (filters, static pairs), counted
+/// by brute force.
+pub(crate) fn brute_pair_count(bp: &dyn BroadPhase) -> usize {
+    let proxies = bp.proxies();
+    let live: Vec<usize> = proxies.live_slots().collect();
+    let mut count = 0;
+    for (k, &a) in live.iter().enumerate() {
+        for &b in &live[k + 1..] {
+            if proxies.aabb(a).overlaps(proxies.aabb(b)) && proxies.can_pair(a, b) {
+                count += 1;
+            }
+        }
+    }
+    count
+}

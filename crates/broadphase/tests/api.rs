@@ -165,3 +165,118 @@ fn long_run_on_every_scenario() {
     // A longer run than the property tests, so that structures see many rebuild cycles.
     assert_exact_on_every_scenario(&|| algorithms().collect(), 200, 120, 99);
 }
+
+/// Every tuning value at its extremes (zero, the largest integer, infinities, NaN) either
+/// builds an algorithm that stays exact or is refused with a typed error; nothing overflows
+/// or panics (tests run with overflow checks on).
+#[test]
+fn extreme_options_are_exact_or_refused() {
+    use broadphase::AlgorithmOptions;
+    let floats = [
+        0.0,
+        -1.0,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NAN,
+    ];
+    let sizes = [0usize, 1, usize::MAX];
+    let mut variants: Vec<AlgorithmOptions> = Vec::new();
+    for &f in &floats {
+        let mut o = AlgorithmOptions::default();
+        o.grid.cell_size = Some(f);
+        o.hgrid.motion_factor = f;
+        o.dynamic_tree.margin = f;
+        o.bvh.rebuild_area_growth = f as f64;
+        o.adaptive.switch_margin = f as f64;
+        o.adaptive.trial_budget = f as f64;
+        variants.push(o);
+    }
+    for &n in &sizes {
+        let mut o = AlgorithmOptions::default();
+        o.grid.max_cells_per_box = n;
+        o.hgrid.scan_limit = n;
+        o.octree.split_threshold = n;
+        o.octree.max_depth = n.min(u32::MAX as usize) as u32;
+        o.loose_octree.max_depth = n.min(u32::MAX as usize) as u32;
+        o.bvh.rebuild_change_base = n;
+        o.bvh.rebuild_change_divisor = n;
+        o.adaptive.quadratic_limit = n;
+        o.adaptive.trial_proxies = n;
+        o.adaptive.min_trial_interval = n as u64;
+        o.adaptive.max_trial_interval = n as u64;
+        variants.push(o);
+    }
+    let mut rng = SplitMix64::new(3);
+    for options in &variants {
+        for name in ALGORITHMS {
+            let Ok(mut bp) = create(name, options) else {
+                continue; // a typed refusal
+            };
+            let mut events = PairEvents::new();
+            let mut ids = Vec::new();
+            for step in 0..12 {
+                for _ in 0..20 {
+                    let p = [
+                        rng.range(0.0, 20.0),
+                        rng.range(0.0, 20.0),
+                        rng.range(0.0, 20.0),
+                    ];
+                    let e = rng.range(0.0, 3.0);
+                    let aabb = Aabb::from_arrays(p, [p[0] + e, p[1] + e, p[2] + e]).unwrap();
+                    if step % 3 == 0 || ids.is_empty() {
+                        ids.push(
+                            bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
+                                .unwrap(),
+                        );
+                    } else {
+                        let id = ids[rng.below(ids.len())];
+                        bp.set_aabb(id, aabb).unwrap();
+                    }
+                }
+                bp.update(&mut events);
+            }
+            let boxes: Vec<Aabb> = ids.iter().map(|&id| bp.aabb(id).unwrap()).collect();
+            let mut expected = 0;
+            for (i, a) in boxes.iter().enumerate() {
+                expected += boxes[i + 1..].iter().filter(|b| a.overlaps(b)).count();
+            }
+            assert_eq!(bp.pair_count(), expected, "{name} with {options:?}");
+        }
+    }
+}
+
+/// A pair limit bounds memory: thousands of identical boxes (millions of pairs) under a limit
+/// of ten thousand make every algorithm refuse the update with a typed error, holding memory
+/// for about the limit; without the limit the same update succeeds.
+#[test]
+fn a_pair_limit_refuses_a_pair_explosion_with_bounded_memory() {
+    let n = 1_500; // 1.1 million pairs
+    let limit = 10_000;
+    for mut bp in algorithms() {
+        let name = bp.name();
+        bp.set_pair_limit(Some(limit));
+        for _ in 0..n {
+            bp.insert(cube(0.0, 1.0), ProxyKind::Dynamic, CollisionFilter::ALL)
+                .unwrap();
+        }
+        let mut events = PairEvents::new();
+        assert_eq!(
+            bp.try_update(&mut events),
+            Err(Error::PairLimit { limit }),
+            "{name}"
+        );
+        assert!(events.is_empty() && bp.pair_count() == 0, "{name}");
+        // The pairs' share: at most about 100 bytes per pair of the limit, beside what the
+        // proxies take.
+        let bound = 100 * limit + 2_000 * n;
+        assert!(
+            bp.memory_bytes() < bound,
+            "{name}: {} bytes",
+            bp.memory_bytes()
+        );
+        bp.set_pair_limit(None);
+        bp.try_update(&mut events).unwrap();
+        assert_eq!(events.begun.len(), n * (n - 1) / 2, "{name}");
+    }
+}

@@ -5,7 +5,6 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context;
 use broadphase_ccd::reproduce::{
@@ -127,16 +126,29 @@ pub struct CcdArgs {
     finder: FinderArgs,
 }
 
+/// Most simulated seconds: at the default density every body collides a few times a second,
+/// so a million seconds are billions of events already.
+const MAX_SIMULATED_SECONDS: f64 = 1e6;
+
 /// Runs `broadphase ccd`, printing the report to `out`.
 pub fn run_ccd(args: &CcdArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     if args.objects <= 0 {
         anyhow::bail!("--objects must be at least 1 (got {})", args.objects);
     }
+    if !(args.seconds.is_finite() && args.seconds > 0.0 && args.seconds <= MAX_SIMULATED_SECONDS) {
+        anyhow::bail!(
+            "--seconds must be positive and at most {MAX_SIMULATED_SECONDS} simulated seconds \
+             (got {}); a longer run would not end",
+            crate::options::duration::short(args.seconds)
+        );
+    }
+    // A body's motion, mass, events, calendar entries and cells, with growth slack.
+    crate::options::budget::Budget::available().check(
+        &format!("ccd on {} bodies", args.objects),
+        args.objects as u128 * 2048,
+    )?;
     let time_cap = match args.time_cap {
-        Some(s) if !(s.is_finite() && s > 0.0) => {
-            anyhow::bail!("--time-cap must be a positive number of seconds")
-        }
-        Some(s) => Some(Duration::from_secs_f64(s)),
+        Some(s) => Some(crate::options::duration::seconds("--time-cap", s)?),
         None => None,
     };
     let mut scene = SceneConfig::new(args.objects as usize, args.dim, args.seed);
@@ -271,21 +283,19 @@ pub fn run_reproduce_ccd(
     }
     let (markdown, csv) = match name {
         "ccd-table-5.1" => {
-            if !(args.time_cap.is_finite() && args.time_cap > 0.0) {
-                anyhow::bail!("--time-cap must be a positive number of seconds");
-            }
+            let time_cap = crate::options::duration::seconds("--time-cap", args.time_cap)?;
             let config = Table51Config {
                 dim: args.dim,
                 seconds: args.seconds,
                 seed: args.seed,
                 max_objects: args.max_objects,
                 all_pairs_max_objects: args.all_pairs_max_objects,
-                time_cap: Duration::from_secs_f64(args.time_cap),
+                time_cap,
                 options: args.finder.options(),
                 ..Table51Config::default()
             };
             let table = reproduce_table_5_1(&config, &mut |r| {
-                eprintln!(
+                crate::console::note!(
                     "N = {:>7} {:>9}: {:>10} collisions, {:>10.3} s{}",
                     r.objects,
                     r.method.name(),
@@ -304,7 +314,7 @@ pub fn run_reproduce_ccd(
                 seed: args.seed,
                 ..Table52Config::default()
             };
-            let table = reproduce_table_5_2(&config, &mut |line| eprintln!("{line}"))?;
+            let table = reproduce_table_5_2(&config, &mut |line| crate::console::note!("{line}"))?;
             (table.to_markdown(), table.to_csv())
         }
         other => anyhow::bail!(

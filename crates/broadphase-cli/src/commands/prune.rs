@@ -1,6 +1,7 @@
 //! `broadphase prune`: one-shot complete box pruning on a generated workload, timed beside
 //! brute force and parry3d's one-shot BVH (build + self-traversal).
 
+use crate::options::budget::{Budget, BYTES_PER_PAIR};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -21,6 +22,10 @@ use crate::measure::stats::summarize;
 
 /// Brute force runs only up to this many boxes (it is quadratic).
 const BRUTE_FORCE_MAX_OBJECTS: usize = 20_000;
+
+/// Bytes per box of a run: the box, the pruning scratch (sort keys, sweep columns, grid) and
+/// the peers' trees.
+const BYTES_PER_BOX: u128 = 400;
 /// Brute force is timed at most this many times.
 const BRUTE_FORCE_MAX_REPEAT: usize = 5;
 
@@ -138,15 +143,27 @@ pub fn run(args: &PruneArgs) -> anyhow::Result<ExitCode> {
         args.objects <= u32::MAX as usize,
         "--objects must fit in 32 bits"
     );
+    let budget = Budget::available();
+    let reserved = args.objects as u128 * BYTES_PER_BOX;
+    budget.check(&format!("prune on {} boxes", args.objects), reserved)?;
     let boxes = generate(args.workload, args.objects, args.seed);
     let n = boxes.len();
 
     let mut options = PruneOptions::default();
     options.threads = args.threads;
+    // The pairs are listed up to three times (ours, sorted, each peer's), with growth slack.
+    let max_pairs = budget.pair_limit(reserved) * BYTES_PER_PAIR as usize / 64;
+    options.max_pairs = Some(max_pairs);
     let mut scratch = PruneScratch::new();
     let mut pairs = Vec::new();
     let ours = time(args.repeat, || {
-        complete_pairs_with(&boxes, &options, &mut scratch, &mut pairs)?;
+        complete_pairs_with(&boxes, &options, &mut scratch, &mut pairs).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}: the boxes overlap in more pairs than the memory this machine can give \
+                 now ({}) holds; ask for fewer boxes",
+                budget.describe()
+            )
+        })?;
         Ok(pairs.len())
     })?;
     let mut our_pairs = pairs.clone();

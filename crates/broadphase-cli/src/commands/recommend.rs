@@ -134,14 +134,12 @@ struct TrialPlan {
 }
 
 pub fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
-    if !(args.budget.is_finite() && args.budget > 0.0) {
-        anyhow::bail!("--budget must be a positive number of seconds");
-    }
+    crate::options::duration::seconds("--budget", args.budget)?;
     check_writable_file(&args.out)?;
     let scene = args.scene.builder(&[])?.build()?;
     let configs = configurations(&scene);
     let plan = plan_trials(&scene, configs.len(), args.budget)?;
-    eprintln!(
+    crate::console::note!(
         "recommend: {} configurations, {} steps each ({} warm-up), budget {:.0} s",
         configs.len(),
         plan.scene.steps,
@@ -213,7 +211,7 @@ fn run_trials(
         }
         // A configuration ten times slower than the best so far cannot win: stop it early.
         let limit = 10.0 * best_median + 5.0;
-        let share = std::time::Duration::from_secs_f64(left / (count - k) as f64);
+        let share = std::time::Duration::from_secs_f64(left.max(0.0) / (count - k) as f64);
         let m = measure_until(
             &config.algorithm,
             &config.options()?,

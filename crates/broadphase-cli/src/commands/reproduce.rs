@@ -296,19 +296,19 @@ pub fn spec(preset: &Preset, args: &ReproduceArgs) -> anyhow::Result<SweepSpec> 
 pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     if args.list {
         for p in PRESETS {
-            println!(
+            crate::console::out!(
                 "{:<24} {} — sweep of {} over {}",
                 p.name,
                 p.source,
                 p.param,
                 p.values.join(", ")
-            );
+            )?;
         }
         for name in super::ccd::CCD_REPRODUCTIONS {
-            println!(
+            crate::console::out!(
                 "{name:<24} [Kaya16, Table {}] — event-driven runs",
                 &name[10..]
-            );
+            )?;
         }
         return Ok(ExitCode::SUCCESS);
     }

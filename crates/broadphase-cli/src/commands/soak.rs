@@ -111,7 +111,7 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
     verifier.set_check_every(args.check_every);
     let soaked = drive(&mut verifier, args);
     let report = verifier.report().clone();
-    println!(
+    crate::console::out!(
         "soak: {} algorithms, {} steps, {} operations in {:.1} s ({:.0} ops/s), {} checks, {} mismatches",
         report.algorithms,
         soaked.steps,
@@ -120,26 +120,26 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
         soaked.ops as f64 / soaked.elapsed,
         report.checks,
         report.mismatches
-    );
-    println!(
+    )?;
+    crate::console::out!(
         "memory: resident {} at start, {} after round 1, {} at end (peak {})",
         megabytes(soaked.rss_start),
         megabytes(soaked.first_round.as_ref().and_then(|s| s.0)),
         megabytes(resident_bytes()),
         megabytes(peak_resident_bytes())
-    );
+    )?;
     let mut failed = false;
     if soaked.panicked {
-        println!("FAILED: a panic was caught (message above)");
+        crate::console::out!("FAILED: a panic was caught (message above)")?;
         failed = true;
     }
     if let Some(first) = &report.first_mismatch {
         println!("FAILED: {} mismatches; first: {first}", report.mismatches);
         failed = true;
     }
-    failed |= resident_grew(args, &soaked);
-    failed |= structures_grew(args, &verifier, &soaked);
-    println!("soak: {}", if failed { "FAILED" } else { "ok" });
+    failed |= resident_grew(args, &soaked)?;
+    failed |= structures_grew(args, &verifier, &soaked)?;
+    crate::console::out!("soak: {}", if failed { "FAILED" } else { "ok" })?;
     Ok(if failed {
         ExitCode::FAILURE
     } else {
@@ -160,9 +160,9 @@ fn check(args: &SoakArgs) -> anyhow::Result<Vec<String>> {
             args.objects
         );
     }
-    let valid = args.seconds > 0.0 && args.seconds.is_finite() && args.memory_growth >= 1.0;
-    if !valid {
-        anyhow::bail!("--seconds must be positive and --memory-growth at least 1");
+    crate::options::duration::seconds("--seconds", args.seconds)?;
+    if !(args.memory_growth >= 1.0 && args.memory_growth.is_finite()) {
+        anyhow::bail!("--memory-growth must be a finite number at least 1");
     }
     Ok(names)
 }
@@ -226,31 +226,33 @@ fn drive(verifier: &mut Verifier, args: &SoakArgs) -> Soaked {
 }
 
 /// Whether resident memory grew beyond `--memory-growth` (plus slack) after round 1.
-fn resident_grew(args: &SoakArgs, soaked: &Soaked) -> bool {
+fn resident_grew(args: &SoakArgs, soaked: &Soaked) -> std::io::Result<bool> {
     let (Some((Some(steady_rss), _)), Some(end_rss)) = (&soaked.first_round, resident_bytes())
     else {
-        return false;
+        return Ok(false);
     };
     let bound = (*steady_rss as f64 * args.memory_growth) as u64 + RESIDENT_SLACK;
     if end_rss <= bound {
-        return false;
+        return Ok(false);
     }
-    println!(
+    crate::console::out!(
         "FAILED: resident memory grew from {} after round 1 to {} (bound {})",
         megabytes(Some(*steady_rss)),
         megabytes(Some(end_rss)),
         megabytes(Some(bound))
-    );
-    true
+    )?;
+    Ok(true)
 }
 
 /// Prints each structure's peak memory in round 1 and after; whether one grew beyond
 /// `--memory-growth` (plus 1 MiB).
-fn structures_grew(args: &SoakArgs, verifier: &Verifier, soaked: &Soaked) -> bool {
+fn structures_grew(args: &SoakArgs, verifier: &Verifier, soaked: &Soaked) -> std::io::Result<bool> {
     let judged = soaked.rounds >= 2 || soaked.later_peak.iter().any(|&b| b > 0);
     let Some((_, first)) = soaked.first_round.as_ref().filter(|_| judged) else {
-        println!("  (memory growth not judged: the run ended before one round of all scenarios)");
-        return false;
+        crate::console::out!(
+            "  (memory growth not judged: the run ended before one round of all scenarios)"
+        )?;
+        return Ok(false);
     };
     let mut grew = false;
     for ((algorithm, &before), &after) in verifier
@@ -261,11 +263,11 @@ fn structures_grew(args: &SoakArgs, verifier: &Verifier, soaked: &Soaked) -> boo
     {
         let bound = (before as f64 * args.memory_growth) as usize + (1 << 20);
         let verdict = if after > bound { "GREW" } else { "ok" };
-        println!(
+        crate::console::out!(
             "  {:<16} structure memory peak {before:>10} B in round 1, {after:>10} B after: {verdict}",
             algorithm.name()
-        );
+        )?;
         grew |= after > bound;
     }
-    grew
+    Ok(grew)
 }

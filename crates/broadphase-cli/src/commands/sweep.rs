@@ -152,7 +152,7 @@ pub fn report(outcome: &SweepOutcome, out: &Path) -> anyhow::Result<ExitCode> {
     ));
     emit(&report, Format::Table, &mut std::io::stdout().lock())?;
     for d in &outcome.disagreements {
-        eprintln!("error: {d}");
+        crate::console::note!("error: {d}");
     }
     Ok(if outcome.disagreements.is_empty() {
         ExitCode::SUCCESS

@@ -9,6 +9,10 @@ use clap::Args;
 /// Most live proxies `verify` and `soak` drive: the exact model compares every pair.
 pub const MAX_OBJECTS: usize = 100_000;
 
+/// Most updates of one verification: each runs every algorithm and the O(n²) model, so more
+/// would make a run endless; `soak` runs for a given time instead.
+const MAX_STEPS: usize = 10_000_000;
+
 /// Options of `broadphase verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -46,6 +50,12 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let names = crate::options::algorithms::parse_list(&args.algorithms)?;
     if args.objects == 0 || args.steps == 0 {
         anyhow::bail!("--objects and --steps must be at least 1");
+    }
+    if args.steps > MAX_STEPS {
+        anyhow::bail!(
+            "--steps must be at most {MAX_STEPS} (got {}); use `soak` for longer runs",
+            args.steps
+        );
     }
     if args.objects > MAX_OBJECTS {
         anyhow::bail!(
@@ -94,16 +104,16 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     for algorithm in verifier.algorithms() {
         let switches = algorithm.diagnostics().switches;
         if !switches.is_empty() {
-            println!("{}: {} switches", algorithm.name(), switches.len());
+            crate::console::out!("{}: {} switches", algorithm.name(), switches.len())?;
         }
     }
     if let Some(first) = &report.first_mismatch {
-        println!("first mismatch: {first}");
+        crate::console::out!("first mismatch: {first}")?;
     }
-    println!(
-        "verify: {} algorithms, {} steps, {} checks, {} mismatches",
-        report.algorithms, report.steps, report.checks, report.mismatches
-    );
+    crate::console::out!(
+        "verify: {} algorithms, {} steps, {} checks, {} mismatches ({} updates refused on a pair limit)",
+        report.algorithms, report.steps, report.checks, report.mismatches, report.refused
+    )?;
     Ok(if report.mismatches == 0 {
         ExitCode::SUCCESS
     } else {

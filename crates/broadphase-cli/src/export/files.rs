@@ -1,5 +1,6 @@
 //! Atomic output files: written beside their final name, then renamed into place, so an
-//! interrupted run never leaves a half-written file.
+//! interrupted run never leaves a half-written file (the temporary names are registered with
+//! [`crate::interrupt`], which removes them on a signal).
 
 use std::fs;
 use std::io::Write;
@@ -7,15 +8,18 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use crate::interrupt::Temporary;
+
 /// A temporary name in the same directory (so the rename is atomic), keeping the extension
 /// (plotters picks the image format from it).
-fn temp_path(path: &Path) -> PathBuf {
+fn temp_path(path: &Path) -> Temporary {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let (stem, ext) = match name.rsplit_once('.') {
         Some((stem, ext)) => (stem, format!(".{ext}")),
         None => (name, String::new()),
     };
-    path.with_file_name(format!(".{stem}.tmp{}{ext}", std::process::id()))
+    let tmp: PathBuf = path.with_file_name(format!(".{stem}.tmp{}{ext}", std::process::id()));
+    Temporary::new(tmp)
 }
 
 /// Lets `write` produce the file at a temporary path, then renames it to `path`. On error
@@ -25,11 +29,11 @@ pub fn write_atomically_with(
     write: impl FnOnce(&Path) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let tmp = temp_path(path);
-    let result = write(&tmp).and_then(|()| {
-        fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+    let result = write(tmp.path()).and_then(|()| {
+        fs::rename(tmp.path(), path).with_context(|| format!("cannot write {}", path.display()))
     });
     if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        let _ = fs::remove_file(tmp.path());
     }
     result
 }
@@ -49,8 +53,8 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
 pub fn prepare_dir(dir: &Path) -> anyhow::Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let probe = temp_path(&dir.join("probe"));
-    fs::write(&probe, b"").with_context(|| format!("cannot write into {}", dir.display()))?;
-    let _ = fs::remove_file(&probe);
+    fs::write(probe.path(), b"").with_context(|| format!("cannot write into {}", dir.display()))?;
+    let _ = fs::remove_file(probe.path());
     Ok(())
 }
 
@@ -65,14 +69,14 @@ pub fn check_writable_file(path: &Path) -> anyhow::Result<()> {
         anyhow::bail!("cannot write {}: it is a directory", path.display());
     }
     let probe = temp_path(path);
-    fs::write(&probe, b"").with_context(|| {
+    fs::write(probe.path(), b"").with_context(|| {
         format!(
             "cannot write {} (directory {})",
             path.display(),
             dir.display()
         )
     })?;
-    let _ = fs::remove_file(&probe);
+    let _ = fs::remove_file(probe.path());
     Ok(())
 }
 

@@ -64,7 +64,7 @@ pub fn emit(report: &Report, format: Format, out: &mut dyn Write) -> anyhow::Res
             }
         } else {
             for line in &report.footer {
-                eprintln!("{line}");
+                crate::console::note!("{line}");
             }
         }
     }

@@ -13,6 +13,8 @@ use broadphase::{Aabb, BroadPhase, CollisionFilter, Pair, PairEvents, ProxyId, R
 use broadphase_sim::{narrow_phase, Scene, World, WorldProxies};
 use indicatif::ProgressBar;
 
+use crate::options::budget::Budget;
+
 use stats::{summarize, Summary};
 
 /// Per-step measurements of one algorithm on one scene. Times are milliseconds per step.
@@ -100,12 +102,31 @@ pub fn measure_until(
     deadline: Option<Instant>,
     progress: &ProgressBar,
 ) -> anyhow::Result<Measurement> {
+    let budget = Budget::available();
+    let objects = scene.max_objects().saturating_add(scene.terrain_boxes);
+    let reserved = objects as u128 * BYTES_PER_OBJECT
+        + (scene.warmup as u128 + scene.steps as u128) * BYTES_PER_STEP;
+    budget.check(
+        &format!(
+            "{name} on {objects} objects over {} steps",
+            scene.warmup + scene.steps
+        ),
+        reserved,
+    )?;
     let mut world = World::new(scene)?;
     let mut bp = crate::options::algorithms::create(name, options)?;
+    bp.set_pair_limit(Some(budget.pair_limit(reserved)));
+    let too_many_pairs = |e: broadphase::Error| {
+        anyhow::anyhow!(
+            "{name}: {e}: the scene's boxes overlap in more pairs than the memory this machine \
+             can give now ({}) holds",
+            budget.describe()
+        )
+    };
     let mut proxies = WorldProxies::insert_all(&world, bp.as_mut())?;
     let mut contacts = narrow_phase::ContactCache::default();
     let mut events = PairEvents::new();
-    bp.update(&mut events);
+    bp.try_update(&mut events).map_err(too_many_pairs)?;
     let mut queried = Queries::new(scene.seed, queries);
     let mut pairs: Vec<Pair> = Vec::new();
     let mut samples = Samples::new(scene);
@@ -117,7 +138,7 @@ pub fn measure_until(
         let start = Instant::now();
         proxies.sync(&world, bp.as_mut())?;
         let moved = Instant::now();
-        bp.update(&mut events);
+        bp.try_update(&mut events).map_err(too_many_pairs)?;
         let updated = Instant::now();
         bp.pairs(&mut pairs);
         let actual = contacts.count(
@@ -157,6 +178,13 @@ pub fn measure_until(
         ..samples.summarize(scene, queries > 0)
     })
 }
+
+/// Bytes a measured run takes per object, beyond its pairs: the world's object, the proxy,
+/// the largest algorithm's structure (a grid's cells, a tree's nodes) with growth slack.
+const BYTES_PER_OBJECT: u128 = 4096;
+
+/// Bytes a measured run keeps per step: the samples of every column.
+const BYTES_PER_STEP: u128 = 96;
 
 /// Milliseconds from `a` to `b`.
 fn ms(a: Instant, b: Instant) -> f64 {

@@ -52,6 +52,13 @@ const RECENT_STEPS: usize = 15;
 
 /// Chooses and switches among the other broad phases by timed trials; see the module docs.
 ///
+/// Worst case: that of the active algorithm, plus the trials, which take at most
+/// [`AdaptiveOptions::trial_budget`] of the time spent in
+/// updates (rounds run on a sample of [`AdaptiveOptions::trial_proxies`] proxies, and
+/// candidates whose cost grows with n² are tried only up to
+/// [`AdaptiveOptions::quadratic_limit`] proxies); a switch rebuilds the chosen algorithm on
+/// every proxy once, O(its build).
+///
 /// ```
 /// use broadphase::{Adaptive, Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyKind};
 /// let mut bp = Adaptive::new(Default::default()).unwrap();
@@ -67,6 +74,8 @@ pub struct Adaptive {
     candidates: Vec<&'static str>,
     /// The pairs, changed in slot order: their order depends only on the boxes.
     pairs: PairSet,
+    /// The pair limit, given to every algorithm this one builds.
+    pair_limit: Option<usize>,
     /// The algorithm in use; its proxy table is ours (see the module docs).
     active: Box<dyn BroadPhase>,
     /// Per outer slot: the step (plus one) in which it last moved, so that nothing needs
@@ -169,6 +178,7 @@ impl Adaptive {
         Ok(Self {
             candidates,
             pairs: PairSet::new(),
+            pair_limit: None,
             active: algorithm,
             moved_in: Vec::new(),
             moves: Vec::new(),
@@ -337,10 +347,10 @@ impl BroadPhase for Adaptive {
         Ok(())
     }
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> Result<()> {
         let start = self.clock.seconds();
         let mut inner_events = std::mem::take(&mut self.inner_events);
-        self.active.update(&mut inner_events);
+        let result = self.active.try_update(&mut inner_events);
         let inner_seconds = self.clock.seconds() - start;
         if self.recent.len() < RECENT_STEPS {
             self.recent.push(inner_seconds);
@@ -348,6 +358,19 @@ impl BroadPhase for Adaptive {
             self.recent[self.recent_next] = inner_seconds;
         }
         self.recent_next = (self.recent_next + 1) % RECENT_STEPS;
+        if let Err(error) = result {
+            // The active algorithm dropped its pairs on the pair limit; so does the mirror,
+            // and no round runs until an update succeeds, since a switch hands over a pair
+            // set that must equal ours.
+            self.pairs.clear();
+            events.clear();
+            self.inner_events = inner_events;
+            self.moves.clear();
+            self.moved_count = 0;
+            self.inserted.clear();
+            self.removed = 0;
+            return Err(error);
+        }
         // Slot order, so that the pair set and the events do not depend on the inner
         // algorithm. (Ids are ours: the events need no mapping.)
         let key = |p: &Pair| pair_key(p.a.index(), p.b.index());
@@ -357,7 +380,8 @@ impl BroadPhase for Adaptive {
             self.pairs.remove_key(key(pair));
         }
         for pair in &inner_events.begun {
-            self.pairs.insert_key(key(pair), 0);
+            // The active algorithm holds at most `PairSet::MAX_LEN` pairs, so neither can we.
+            let _ = self.pairs.insert_key(key(pair), 0);
         }
         std::mem::swap(events, &mut inner_events);
         self.inner_events = inner_events;
@@ -403,6 +427,7 @@ impl BroadPhase for Adaptive {
                 self.start_round();
             }
         }
+        Ok(())
     }
 
     fn clear(&mut self) {
@@ -432,6 +457,11 @@ impl BroadPhase for Adaptive {
 
     fn pair_set(&self) -> &PairSet {
         &self.pairs
+    }
+
+    fn set_pair_limit(&mut self, limit: Option<usize>) {
+        self.pair_limit = limit;
+        self.active.set_pair_limit(limit);
     }
 
     fn diagnostics(&self) -> Diagnostics<'_> {

@@ -25,7 +25,7 @@ pub const ADAPTIVE_DEFAULT_CANDIDATES: &[&str] = &[
     "bvh",
 ];
 
-/// Settings of [`Adaptive`].
+/// Settings of [`Adaptive`](crate::Adaptive).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdaptiveOptions {
     /// Algorithm names to choose from (registry names; `adaptive` itself is ignored). Empty:

@@ -111,7 +111,8 @@ impl Adaptive {
                 return None; // mirror_ids broke its promise: keep the active algorithm
             }
         }
-        algorithm.update(&mut PairEvents::new());
+        algorithm.set_pair_limit(self.pair_limit);
+        algorithm.try_update(&mut PairEvents::new()).ok()?;
         Some(algorithm)
     }
 
@@ -135,6 +136,8 @@ impl Adaptive {
             ids: Vec::new(),
             outer: Vec::new(),
         };
+        // The sample holds fewer boxes than the scene, so the limit bounds its pairs too.
+        inner.algorithm.set_pair_limit(self.pair_limit);
         // Per sampled proxy: its last displacement, and whether it was inserted last step.
         let m = sample.slots.len();
         let mut displacement: Vec<Option<crate::Vec3>> = vec![None; m];

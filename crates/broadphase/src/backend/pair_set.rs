@@ -4,6 +4,12 @@
 //! Add, find and remove are O(1) on average; enumeration walks the dense array, O(pairs).
 //! Removal moves the last pair into the hole, so the array never has gaps. The table doubles
 //! when pairs outnumber buckets, which keeps the average chain shorter than one.
+//!
+//! Memory per pair: 8 bytes of key, 4 of tag, 4 of chain link and 4 to 8 of bucket heads
+//! (the bucket count is the power of two at or above the pair count), so 20 to 24 bytes,
+//! plus the arrays' growth slack (up to twice that just after a doubling).
+
+use crate::{Error, Result};
 
 const NONE: u32 = u32::MAX;
 
@@ -46,6 +52,10 @@ pub struct PairSet {
 }
 
 impl PairSet {
+    /// Most pairs a set holds: positions and chain links are `u32`, and `u32::MAX` marks the
+    /// end of a chain. An insert beyond it fails with [`Error::PairLimit`].
+    pub const MAX_LEN: usize = u32::MAX as usize - 1;
+
     /// An empty set; allocates on first insert.
     pub fn new() -> Self {
         Self::default()
@@ -104,10 +114,16 @@ impl PairSet {
     }
 
     /// Inserts `key` with `tag` if absent. Returns its position and whether it was inserted
-    /// (an existing pair keeps its tag).
-    pub(crate) fn insert_key(&mut self, key: u64, tag: u32) -> (usize, bool) {
+    /// (an existing pair keeps its tag), or [`Error::PairLimit`] when the set holds
+    /// [`PairSet::MAX_LEN`] pairs already.
+    pub(crate) fn insert_key(&mut self, key: u64, tag: u32) -> Result<(usize, bool)> {
         if let Some(position) = self.find_key(key) {
-            return (position, false);
+            return Ok((position, false));
+        }
+        if self.keys.len() >= Self::MAX_LEN {
+            return Err(Error::PairLimit {
+                limit: Self::MAX_LEN,
+            });
         }
         if self.keys.len() >= self.heads.len() {
             self.grow();
@@ -118,13 +134,14 @@ impl PairSet {
         self.tags.push(tag);
         self.next.push(self.heads[bucket]);
         self.heads[bucket] = position as u32;
-        (position, true)
+        Ok((position, true))
     }
 
     /// Inserts the pair `(a, b)` with `tag` if absent. Returns its position and whether it
-    /// was inserted (an existing pair keeps its tag).
+    /// was inserted (an existing pair keeps its tag), or [`Error::PairLimit`] when the set
+    /// holds [`PairSet::MAX_LEN`] pairs already.
     #[inline]
-    pub fn insert(&mut self, a: u32, b: u32, tag: u32) -> (usize, bool) {
+    pub fn insert(&mut self, a: u32, b: u32, tag: u32) -> Result<(usize, bool)> {
         self.insert_key(pair_key(a, b), tag)
     }
 
@@ -184,7 +201,33 @@ impl PairSet {
         self.next[entry as usize] = self.next[position as usize];
     }
 
+    /// Gives memory back after the set has lost most of its pairs: when the arrays hold more
+    /// than four times the pairs (and more than a small floor), they shrink to twice the
+    /// pairs and the buckets are rehashed. The set must then lose half its pairs again before
+    /// the next shrink, so the O(pairs) rehash is amortised over the removals.
+    pub(crate) fn shrink_if_sparse(&mut self) {
+        const FLOOR: usize = 1024;
+        let len = self.keys.len();
+        if self.keys.capacity() <= FLOOR.max(4 * len) && self.heads.len() <= FLOOR.max(4 * len) {
+            return;
+        }
+        let target = FLOOR.max(2 * len);
+        self.keys.shrink_to(target);
+        self.tags.shrink_to(target);
+        self.next.shrink_to(target);
+        let buckets = target.next_power_of_two();
+        if buckets < self.heads.len() {
+            self.heads = vec![NONE; buckets];
+            for position in 0..len {
+                let bucket = self.bucket(self.keys[position]);
+                self.next[position] = self.heads[bucket];
+                self.heads[bucket] = position as u32;
+            }
+        }
+    }
+
     fn grow(&mut self) {
+        // `MAX_LEN` pairs never need more than 2^32 buckets, so the count stays indexable.
         let buckets = (self.heads.len() * 2).max(64);
         self.heads.clear();
         self.heads.resize(buckets, NONE);
@@ -281,7 +324,7 @@ mod tests {
             if step % 3 == 0 {
                 assert_eq!(set.remove(a, b), model.remove(&key));
             } else {
-                assert_eq!(set.insert(a, b, step).1, model.insert(key));
+                assert_eq!(set.insert(a, b, step).unwrap().1, model.insert(key));
             }
             if step % 10_000 == 0 {
                 assert_eq!(set.len(), model.len());
@@ -297,10 +340,32 @@ mod tests {
     }
 
     #[test]
+    fn shrinks_after_losing_most_pairs() {
+        let mut set = PairSet::new();
+        for i in 0..100_000u32 {
+            set.insert(i, i + 1, i).unwrap();
+        }
+        let peak = set.memory_bytes();
+        set.retain(|a, _| a % 100 == 0);
+        set.shrink_if_sparse();
+        assert!(
+            set.memory_bytes() * 10 < peak,
+            "{} of {peak}",
+            set.memory_bytes()
+        );
+        assert_eq!(set.len(), 1000);
+        for i in (0..100_000u32).step_by(100) {
+            let position = set.find_key(pair_key(i, i + 1)).unwrap();
+            assert_eq!(set.tag(position), i);
+        }
+        assert!(!set.contains(1, 2));
+    }
+
+    #[test]
     fn grows_and_keeps_tags() {
         let mut set = PairSet::new();
         for i in 0..10_000u32 {
-            set.insert(i, i + 1, i);
+            set.insert(i, i + 1, i).unwrap();
         }
         assert_eq!(set.len(), 10_000);
         assert!(set.heads.len() >= 10_000);

@@ -3,7 +3,7 @@
 use rustc_hash::FxHashSet;
 
 use crate::backend::{key_indices, pair_key, PairSet, ProxyTable};
-use crate::ProxyId;
+use crate::{Error, ProxyId, Result};
 
 /// An overlapping pair of proxies, the one with the smaller slot index first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,16 +63,56 @@ impl PairEvents {
 /// - full recompute: [`PairTracker::begin_full`], [`PairTracker::mark`] for every overlapping
 ///   pair found, then [`PairTracker::end_full`], which ends every pair not marked.
 ///
-/// [`PairTracker::finish`] then writes the events in the order the changes were first made,
-/// so the same calls always produce the same events in the same order.
-#[derive(Debug, Clone, Default)]
+/// A step may use both, the incremental calls first (SAP ends the pairs of removed proxies,
+/// then may recompute everything). [`PairTracker::finish`] then writes the events in the
+/// order the changes were first made, so the same calls always produce the same events in
+/// the same order.
+///
+/// # Pair limit
+/// A step that ends with more than [`PairTracker::limit`] pairs (by default
+/// [`PairSet::MAX_LEN`]) fails: [`PairTracker::finish`] returns [`Error::PairLimit`], empties
+/// the set and reports no events. So that memory stays bounded during the step, a new pair
+/// is dropped (and the step marked failed) once the full-recompute style has marked `limit`
+/// pairs, or once the incremental style's set holds twice the limit (plus 64), which covers
+/// the pairs a step adds and then removes again. The next step then starts with [`PairTracker::lost`] true: an
+/// incremental algorithm must find all its pairs again, not only the changes.
+///
+/// # Memory
+/// The set's 20 to 24 bytes per pair (see [`PairSet`]), plus 8 bytes per pair changed in a
+/// step (16 in the incremental style, which also remembers which keys changed), kept as
+/// capacity for the next step; the events a caller reads cost 16 bytes per begun or ended
+/// pair.
+#[derive(Debug, Clone)]
 pub struct PairTracker {
     set: PairSet,
-    /// Keys changed this step, in first-change order, with their presence at step start.
-    changes: Vec<(u64, bool)>,
-    /// Keys in `changes`, for the incremental style, where a pair may change several times.
+    /// Keys changed this step that were absent at step start, in first-change order.
+    absent_before: Vec<u64>,
+    /// Keys changed this step that were present at step start, in first-change order.
+    present_before: Vec<u64>,
+    /// Keys in either list, for the incremental style, where a pair may change several times.
     changed: FxHashSet<u64>,
     epoch: u32,
+    /// Pairs marked since `begin_full`.
+    marked: usize,
+    limit: usize,
+    overflowed: bool,
+    lost: bool,
+}
+
+impl Default for PairTracker {
+    fn default() -> Self {
+        Self {
+            set: PairSet::new(),
+            absent_before: Vec::new(),
+            present_before: Vec::new(),
+            changed: FxHashSet::default(),
+            epoch: 0,
+            marked: 0,
+            limit: PairSet::MAX_LEN,
+            overflowed: false,
+            lost: false,
+        }
+    }
 }
 
 impl PairTracker {
@@ -105,10 +145,62 @@ impl PairTracker {
         self.set.contains(a, b)
     }
 
+    /// Most pairs the set may hold.
+    #[inline]
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Sets the most pairs the set may hold (`None`: [`PairSet::MAX_LEN`], also the largest
+    /// limit taken). Takes effect at the next step.
+    pub fn set_limit(&mut self, limit: Option<usize>) {
+        self.limit = limit.unwrap_or(PairSet::MAX_LEN).min(PairSet::MAX_LEN);
+    }
+
+    /// The size the set may reach within a step of the incremental style.
+    #[inline]
+    fn transient_limit(&self) -> usize {
+        self.limit
+            .saturating_mul(2)
+            .saturating_add(64)
+            .min(PairSet::MAX_LEN)
+    }
+
+    /// True when the last [`PairTracker::finish`] failed and emptied the set: the step under
+    /// way must find every pair, not only the changes.
+    #[inline]
+    pub fn lost(&self) -> bool {
+        self.lost
+    }
+
+    /// Marks the step overflowed (an algorithm's own pair-sized scratch set refused a pair),
+    /// so that [`PairTracker::finish`] fails.
+    pub fn refuse(&mut self) {
+        self.overflowed = true;
+    }
+
     #[inline]
     fn note(&mut self, key: u64, present_before: bool) {
         if self.changed.insert(key) {
-            self.changes.push((key, present_before));
+            if present_before {
+                self.present_before.push(key);
+            } else {
+                self.absent_before.push(key);
+            }
+        }
+    }
+
+    /// A change of the full-recompute style: listed directly when the step made no
+    /// incremental change (nothing to deduplicate against), through [`PairTracker::note`]
+    /// otherwise.
+    #[inline]
+    fn note_full(&mut self, key: u64, present_before: bool) {
+        if !self.changed.is_empty() {
+            self.note(key, present_before);
+        } else if present_before {
+            self.present_before.push(key);
+        } else {
+            self.absent_before.push(key);
         }
     }
 
@@ -116,7 +208,15 @@ impl PairTracker {
     #[inline]
     pub fn add(&mut self, a: u32, b: u32) {
         let key = pair_key(a, b);
-        if self.set.insert_key(key, 0).1 {
+        // Within a step the set may pass through more pairs than it ends with (a pair added
+        // by one swap, removed by a later one): only a set twice the limit (and some) is
+        // refused during the step; `finish` judges the final count.
+        if self.set.len() >= self.transient_limit() && self.set.find_key(key).is_none() {
+            self.overflowed = true;
+            return;
+        }
+        // Below the limit, which is at most `PairSet::MAX_LEN`, the insert cannot fail.
+        if let Ok((_, true)) = self.set.insert_key(key, 0) {
             self.note(key, false);
         }
     }
@@ -159,6 +259,7 @@ impl PairTracker {
     ///
     /// [`mark`]: PairTracker::mark
     pub fn begin_full(&mut self) {
+        self.marked = 0;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             // After 2^32 steps, restart the epochs so that no stale tag equals a new epoch.
@@ -172,11 +273,25 @@ impl PairTracker {
     #[inline]
     pub fn mark(&mut self, a: u32, b: u32) {
         let key = pair_key(a, b);
-        let (position, inserted) = self.set.insert_key(key, self.epoch);
-        if inserted {
-            self.changes.push((key, false));
-        } else {
-            self.set.set_tag(position, self.epoch);
+        // The marked pairs are the pairs after the step: counting them judges the limit
+        // exactly, while the set also holds the unmarked pairs of the last step (at most the
+        // limit more) until `end_full`.
+        if self.marked >= self.limit {
+            match self.set.find_key(key) {
+                Some(position) if self.set.tag(position) == self.epoch => {}
+                _ => self.overflowed = true,
+            }
+            return;
+        }
+        // Below the limit, which is at most `PairSet::MAX_LEN`, the insert cannot fail.
+        if let Ok((position, inserted)) = self.set.insert_key(key, self.epoch) {
+            if inserted {
+                self.marked += 1;
+                self.note_full(key, false);
+            } else if self.set.tag(position) != self.epoch {
+                self.marked += 1;
+                self.set.set_tag(position, self.epoch);
+            }
         }
     }
 
@@ -190,45 +305,84 @@ impl PairTracker {
             } else {
                 let key = self.set.keys()[position];
                 self.set.remove_at(position);
-                self.changes.push((key, true));
+                self.note_full(key, true);
             }
         }
     }
 
     /// Writes the net changes since the last `finish` into `events` (cleared first), with ids
     /// from `proxies`. Call before `ProxyTable::release_removed`.
-    pub fn finish(&mut self, proxies: &ProxyTable, events: &mut PairEvents) {
+    ///
+    /// Fails with [`Error::PairLimit`] when the step found more pairs than the limit; the set
+    /// is then empty, `events` too, and [`PairTracker::lost`] is true until the next success.
+    pub fn finish(&mut self, proxies: &ProxyTable, events: &mut PairEvents) -> Result<()> {
         events.clear();
-        for &(key, present_before) in &self.changes {
-            let present_now = self.set.find_key(key).is_some();
-            if present_now == present_before {
-                continue;
-            }
+        self.changed.clear();
+        // A limit lowered below the pairs already held counts as an overflow too.
+        if self.overflowed || self.set.len() > self.limit {
+            self.set.clear();
+            self.absent_before.clear();
+            self.present_before.clear();
+            self.overflowed = false;
+            self.lost = true;
+            self.give_back_memory();
+            return Err(Error::PairLimit { limit: self.limit });
+        }
+        self.lost = false;
+        let pair = |key: u64| {
             let (a, b) = key_indices(key);
-            let pair = Pair {
+            Pair {
                 a: proxies.id(a as usize),
                 b: proxies.id(b as usize),
-            };
-            if present_now {
-                events.begun.push(pair);
-            } else {
-                events.ended.push(pair);
+            }
+        };
+        for &key in &self.absent_before {
+            if self.set.find_key(key).is_some() {
+                events.begun.push(pair(key));
             }
         }
-        self.changes.clear();
-        self.changed.clear();
+        for &key in &self.present_before {
+            if self.set.find_key(key).is_none() {
+                events.ended.push(pair(key));
+            }
+        }
+        self.absent_before.clear();
+        self.present_before.clear();
+        self.give_back_memory();
+        Ok(())
+    }
+
+    /// After a step that changed far more pairs than the set holds now (a pair explosion
+    /// that passed, a scene emptied), the set and the change lists shrink, so that memory
+    /// follows the pairs rather than their peak.
+    fn give_back_memory(&mut self) {
+        self.set.shrink_if_sparse();
+        let floor = 1024.max(4 * self.set.len());
+        for list in [&mut self.absent_before, &mut self.present_before] {
+            if list.capacity() > floor {
+                list.shrink_to(floor / 2);
+            }
+        }
+        if self.changed.capacity() > floor {
+            self.changed.shrink_to(floor / 2);
+        }
     }
 
     /// Drops all pairs without events (for `clear`).
     pub fn clear(&mut self) {
         self.set.clear();
-        self.changes.clear();
+        self.absent_before.clear();
+        self.present_before.clear();
         self.changed.clear();
+        self.overflowed = false;
+        self.lost = false;
     }
 
     /// Bytes held, pair set included.
     pub fn memory_bytes(&self) -> usize {
-        self.set.memory_bytes() + self.changes.capacity() * 16 + self.changed.capacity() * 8
+        self.set.memory_bytes()
+            + (self.absent_before.capacity() + self.present_before.capacity()) * 8
+            + self.changed.capacity() * 9
     }
 }
 
@@ -255,7 +409,7 @@ mod tests {
         let mut events = PairEvents::new();
         tracker.add(0, 1);
         tracker.add(2, 3);
-        tracker.finish(&proxies, &mut events);
+        tracker.finish(&proxies, &mut events).unwrap();
         assert_eq!(events.begun.len(), 2);
         assert!(events.ended.is_empty());
 
@@ -265,7 +419,7 @@ mod tests {
         tracker.add(1, 2);
         tracker.remove(2, 1);
         tracker.remove(3, 2);
-        tracker.finish(&proxies, &mut events);
+        tracker.finish(&proxies, &mut events).unwrap();
         assert!(events.begun.is_empty());
         assert_eq!(events.ended, vec![Pair::new(proxies.id(2), proxies.id(3))]);
         assert_eq!(tracker.len(), 1);
@@ -280,14 +434,14 @@ mod tests {
         tracker.mark(0, 1);
         tracker.mark(1, 2);
         tracker.end_full();
-        tracker.finish(&proxies, &mut events);
+        tracker.finish(&proxies, &mut events).unwrap();
         assert_eq!(events.begun.len(), 2);
 
         tracker.begin_full();
         tracker.mark(2, 1);
         tracker.mark(2, 3);
         tracker.end_full();
-        tracker.finish(&proxies, &mut events);
+        tracker.finish(&proxies, &mut events).unwrap();
         assert_eq!(events.begun, vec![Pair::new(proxies.id(2), proxies.id(3))]);
         assert_eq!(events.ended, vec![Pair::new(proxies.id(0), proxies.id(1))]);
         assert!(tracker.contains(1, 2) && tracker.contains(3, 2) && !tracker.contains(0, 1));
@@ -300,11 +454,11 @@ mod tests {
         let mut events = PairEvents::new();
         tracker.add(0, 1);
         tracker.add(1, 2);
-        tracker.finish(&proxies, &mut events);
+        tracker.finish(&proxies, &mut events).unwrap();
         let removed = proxies.id(1);
         proxies.remove(removed).unwrap();
         tracker.remove_pairs_of_removed(&proxies);
-        tracker.finish(&proxies, &mut events);
+        tracker.finish(&proxies, &mut events).unwrap();
         assert_eq!(events.ended.len(), 2);
         assert!(events
             .ended

@@ -324,6 +324,29 @@ impl ProxyTable {
         self.aabbs[a].overlaps(&self.aabbs[b]) && self.can_pair(a, b)
     }
 
+    /// The mean of the live boxes' largest finite edges, each capped at eight times their
+    /// median so that a few huge boxes do not stand for all the others; `None` when no box
+    /// has a finite edge. What the automatic sizes of the grid and the octrees' root start
+    /// from. O(n); `edges` is scratch.
+    pub(crate) fn typical_edge(&self, edges: &mut Vec<f32>) -> Option<f64> {
+        /// Edges above this many medians count as this many.
+        const EDGE_CAP: f64 = 8.0;
+        edges.clear();
+        edges.extend(
+            self.live_slots()
+                .map(|i| self.aabb(i).extents().max_element())
+                .filter(|edge| edge.is_finite()),
+        );
+        if edges.is_empty() {
+            return None;
+        }
+        let middle = edges.len() / 2;
+        let median = *edges.select_nth_unstable_by(middle, f32::total_cmp).1 as f64;
+        let cap = EDGE_CAP * median;
+        let sum: f64 = edges.iter().map(|&e| (e as f64).min(cap)).sum();
+        Some(sum / edges.len() as f64)
+    }
+
     /// Iterates over the slot indices of live proxies in increasing order.
     pub fn live_slots(&self) -> impl Iterator<Item = usize> + '_ {
         self.states

@@ -35,7 +35,7 @@ use crate::{Aabb, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
 /// let b = store.insert(Aabb::from_arrays([0.5; 3], [2.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
 /// store.pairs_mut().add(a.index(), b.index());
 /// let mut events = PairEvents::new();
-/// store.finish(&mut events);
+/// store.finish(&mut events)?;
 /// assert_eq!(events.begun.len(), 1);
 /// # Ok::<(), broadphase::Error>(())
 /// ```
@@ -77,9 +77,14 @@ impl ProxyStore {
 
     /// Ends an update: writes the net pair changes into `events` (cleared first) and
     /// releases the slots of removed proxies.
-    pub fn finish(&mut self, events: &mut PairEvents) {
-        self.pairs.finish(&self.proxies, events);
+    ///
+    /// Fails with [`Error::PairLimit`](crate::Error::PairLimit) when the update found more
+    /// pairs than the limit (see [`PairTracker`]); the removed slots are released all the
+    /// same.
+    pub fn finish(&mut self, events: &mut PairEvents) -> Result<()> {
+        let result = self.pairs.finish(&self.proxies, events);
         self.proxies.release_removed();
+        result
     }
 
     /// Removes every proxy and pair without events; outstanding ids become stale.
@@ -157,8 +162,9 @@ impl ProxyStore {
     }
 }
 
-/// Inside an `impl BroadPhase` block: the two accessors that read the algorithm's embedded
-/// [`ProxyStore`], named by its field path (`store_accessors!(store)`).
+/// Inside an `impl BroadPhase` block: the accessors of the algorithm's embedded
+/// [`ProxyStore`] (proxies, pairs, pair limit), named by its field path
+/// (`store_accessors!(store)`).
 macro_rules! store_accessors {
     ($($field:ident).+) => {
         fn proxies(&self) -> &$crate::backend::ProxyTable {
@@ -167,6 +173,10 @@ macro_rules! store_accessors {
 
         fn pair_set(&self) -> &$crate::backend::PairSet {
             self.$($field).+.pair_set()
+        }
+
+        fn set_pair_limit(&mut self, limit: Option<usize>) {
+            self.$($field).+.pairs_mut().set_limit(limit);
         }
     };
 }

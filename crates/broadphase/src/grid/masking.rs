@@ -17,7 +17,7 @@ pub(crate) const MASKING_MAX_BINS: usize = 64;
 /// function is monotone, so overlapping boxes always share a bit on every axis and the output
 /// is exact whatever the distribution (far or huge boxes only cost candidates).
 ///
-/// O(n²) by design: every dynamic object's masks are ANDed with those of all later objects (static
+/// O(n²) per update by design, in the worst case as in the best: every dynamic object's masks are ANDed with those of all later objects (static
 /// objects are never compared with each other), over flat arrays reused between updates, so the
 /// steady state does not allocate. Queries use the provided linear scans.
 ///
@@ -136,7 +136,7 @@ impl BroadPhase for SpatialMasking {
 
     crate::backend::store_edits!(store);
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         self.slots.clear();
         self.boxes.clear();
         let proxies = &self.store.proxies;
@@ -187,7 +187,7 @@ impl BroadPhase for SpatialMasking {
         }
         self.candidates = candidates;
         self.store.pairs.end_full();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {

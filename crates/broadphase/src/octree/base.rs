@@ -151,8 +151,8 @@ macro_rules! octree_broad_phase {
                 self.base.remove(id)
             }
 
-            fn update(&mut self, events: &mut $crate::PairEvents) {
-                self.base.update(events);
+            fn try_update(&mut self, events: &mut $crate::PairEvents) -> $crate::Result<()> {
+                self.base.try_update(events)
             }
 
             fn clear(&mut self) {

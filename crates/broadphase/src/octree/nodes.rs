@@ -49,6 +49,8 @@ pub(crate) struct OctreeNodes {
     pub(crate) has_root: bool,
     /// Outside-list length right after the root was last fitted.
     pub(crate) outside_after_fit: usize,
+    /// Updates since the root was last checked for being oversized.
+    pub(crate) updates_since_check: u32,
     /// Per slot: the node whose list holds it, [`OUTSIDE`], or [`NO_NODE`].
     pub(crate) node_of: Vec<u32>,
     /// Per slot: its index in that list.
@@ -76,6 +78,7 @@ impl OctreeNodes {
             looseness,
             has_root: false,
             outside_after_fit: 0,
+            updates_since_check: 0,
             node_of: Vec::new(),
             position: Vec::new(),
             outside: Vec::new(),

@@ -10,24 +10,16 @@ use crate::Aabb;
 /// on top of a quarter of the live boxes (see [`OctreeNodes::root_outgrown`]).
 const REFIT_SLACK: usize = 16;
 
+/// Updates between two checks of [`OctreeNodes::root_oversized`].
+const ROOT_CHECK_INTERVAL: u32 = 64;
+
 impl OctreeNodes {
     /// Fits a root cube around the bulk of the live boxes: the 5th to 95th percentile of their
-    /// centres on each axis, grown by the mean finite box edge and then by half, so that far
-    /// outliers stay in the outside list instead of stretching every cell.
+    /// centres on each axis, grown by the typical box edge ([`ProxyTable::typical_edge`]) and
+    /// then by half, so that far or huge outliers stay in the outside list instead of
+    /// stretching every cell.
     pub(crate) fn fit_root(&mut self, proxies: &ProxyTable) -> Aabb {
-        let (mut edge_sum, mut edge_count) = (0f64, 0usize);
-        for i in proxies.live_slots() {
-            let edge = proxies.aabb(i).extents().max_element();
-            if edge.is_finite() {
-                edge_sum += edge as f64;
-                edge_count += 1;
-            }
-        }
-        let margin = if edge_count > 0 {
-            edge_sum / edge_count as f64
-        } else {
-            0.0
-        };
+        let margin = proxies.typical_edge(&mut self.coordinates).unwrap_or(0.0);
         let mut lo = [0f64; 3];
         let mut hi = [0f64; 3];
         for axis in 0..3 {
@@ -69,8 +61,23 @@ impl OctreeNodes {
     /// alone the far outliers that [`OctreeNodes::fit_root`] keeps outside on purpose. A quarter
     /// of the boxes must leave between two refits, so the rebuild, O(n × depth), is paid at most
     /// once per n/4 departures; the slack keeps small scenes from re-fitting over a few boxes.
-    /// A scene that shrinks inside the root triggers nothing: its boxes only sit deeper.
+    /// A scene that shrinks inside the root is [`OctreeNodes::root_oversized`]'s case.
     pub(crate) fn root_outgrown(&self, live: usize) -> bool {
         self.outside.len() > self.outside_after_fit + REFIT_SLACK + live / 4
+    }
+
+    /// The other refit rule, checked every [`ROOT_CHECK_INTERVAL`] updates: whether a root
+    /// fitted now would have a side under a quarter of the current one (the scene shrank, or
+    /// the outliers that set the root have left), so that the boxes do not sit ever deeper
+    /// in a root made for a world that is gone. O(n) per check, O(n / interval) per update.
+    pub(crate) fn root_oversized(&mut self, proxies: &ProxyTable) -> bool {
+        self.updates_since_check += 1;
+        if self.updates_since_check < ROOT_CHECK_INTERVAL || !self.has_root {
+            return false;
+        }
+        self.updates_since_check = 0;
+        let side = |b: &Aabb| b.extents().max_element();
+        let fitted = self.fit_root(proxies);
+        side(&fitted) < 0.25 * side(&self.bounds[0])
     }
 }

@@ -4,7 +4,9 @@ use glam::Vec3;
 
 use crate::octree::nodes::{OctreeNodes, NO_NODE, OUTSIDE};
 use crate::octree::{LooseOctree, LooseOctreeOptions, Octree, OctreeOptions};
-use crate::test_support::{assert_matches_brute_force, boxed, insert_dynamic, wander};
+use crate::test_support::{
+    assert_matches_brute_force, boxed, brute_pair_count, insert_dynamic, wander,
+};
 use crate::util::SplitMix64;
 use crate::{Aabb, BroadPhase, CollisionFilter, PairEvents};
 
@@ -304,4 +306,67 @@ fn loose_depth_follows_size_not_position() {
         "{tight_stats:?}"
     );
     assert!(tight_stats[0].objects > 0, "{tight_stats:?}");
+}
+
+/// A world that shrinks (its boxes gather in a corner a thousandth of its size) gets a root
+/// its own size back within [`super::root`]'s check interval, pairs staying exact.
+fn a_shrunk_world_gets_a_small_root(tree: &mut dyn Inspect) {
+    let mut rng = SplitMix64::new(5);
+    let mut ids = Vec::new();
+    for _ in 0..200 {
+        let p = Vec3::new(
+            rng.range(0.0, 1e4),
+            rng.range(0.0, 1e4),
+            rng.range(0.0, 1e4),
+        );
+        ids.push(insert_dynamic(
+            tree,
+            Aabb::new(p, p + Vec3::splat(100.0)).unwrap(),
+        ));
+    }
+    let mut events = PairEvents::new();
+    tree.update(&mut events);
+    let side = |tree: &dyn Inspect| tree.nodes().bounds[0].extents().max_element();
+    assert!(side(tree) > 5e3);
+    for &id in &ids {
+        let p = Vec3::new(
+            rng.range(0.0, 10.0),
+            rng.range(0.0, 10.0),
+            rng.range(0.0, 10.0),
+        );
+        tree.set_aabb(id, Aabb::new(p, p + Vec3::splat(0.1)).unwrap())
+            .unwrap();
+    }
+    for _ in 0..70 {
+        tree.update(&mut events);
+    }
+    assert!(
+        side(tree) < 100.0,
+        "root side {} after the shrink",
+        side(tree)
+    );
+    assert_eq!(tree.pair_count(), brute_pair_count(tree));
+}
+
+#[test]
+fn a_shrunk_world_gets_a_small_root_back() {
+    a_shrunk_world_gets_a_small_root(&mut tight(8, 2));
+    a_shrunk_world_gets_a_small_root(&mut loose(8));
+}
+
+/// A huge box among small ones does not set the root: it waits in the outside list.
+#[test]
+fn a_huge_box_does_not_stretch_the_root() {
+    for tree in [&mut tight(8, 2) as &mut dyn Inspect, &mut loose(8)] {
+        for i in 0..100 {
+            let x = (i % 10) as f32;
+            let z = (i / 10) as f32;
+            insert_dynamic(tree, boxed([x, 0.0, z], [x + 0.5, 0.5, z + 0.5]));
+        }
+        insert_dynamic(tree, boxed([-1e30; 3], [1e30; 3]));
+        tree.update(&mut PairEvents::new());
+        let side = tree.nodes().bounds[0].extents().max_element();
+        assert!(side < 100.0, "root side {side}");
+        assert_eq!(tree.pair_count(), brute_pair_count(tree));
+    }
 }

@@ -48,7 +48,7 @@ impl<P: Placement> OctreeBase<P> {
     /// boxes inserted or moved since the last update that no longer belong where they are
     /// are placed again, then the refit rule may rebuild the tree, and last every pair is
     /// recomputed: the tree's by the placement's walk, then the outside list's.
-    pub(crate) fn update(&mut self, events: &mut PairEvents) {
+    pub(crate) fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         for k in 0..self.store.proxies.removed_slots().len() {
             let slot = self.store.proxies.removed_slots()[k] as usize;
             self.unplace(slot);
@@ -69,7 +69,9 @@ impl<P: Placement> OctreeBase<P> {
             }
         }
         self.moved.clear();
-        if self.nodes.root_outgrown(self.store.proxies.len()) {
+        if self.nodes.root_outgrown(self.store.proxies.len())
+            || self.nodes.root_oversized(&self.store.proxies)
+        {
             self.rebuild();
         }
         self.store.pairs.begin_full();
@@ -86,7 +88,7 @@ impl<P: Placement> OctreeBase<P> {
         }
         .outside_pairs(&self.nodes);
         self.store.pairs.end_full();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     /// The existing node `aabb` belongs in: [`OUTSIDE`] beyond the root's bounds, `None` when

@@ -58,6 +58,5 @@ pub fn bipartite_pairs_with(
     let sources = [(a, TAG_A), (b, TAG_B)];
     sort_and_gather(scratch, sources, options);
     // `a` indices are below `a.len()`, `b` indices above: the low index of a pair is its `a`.
-    run_sweep(scratch, options, a.len() as u32, out);
-    Ok(())
+    run_sweep(scratch, options, a.len() as u32, out)
 }

@@ -130,8 +130,7 @@ pub fn complete_pairs_with(
         return Err(Error::CapacityExhausted);
     }
     sort_and_gather(scratch, [(boxes, 0)], options);
-    run_sweep(scratch, options, 0, out);
-    Ok(())
+    run_sweep(scratch, options, 0, out)
 }
 
 /// Boxes (at least this many in all) from which they are bucketed into the grid first and
@@ -161,30 +160,63 @@ fn sort_and_gather<const N: usize>(
     gather::gather(scratch, sources, options.bucketing);
 }
 
+/// Most worker threads a call takes: far beyond any machine's cores, well below what would
+/// exhaust the process's threads or memory spawning them.
+const MAX_THREADS: usize = 1024;
+
 fn check_options(options: &PruneOptions) -> Result<()> {
-    if options.threads == 0 {
-        return Err(Error::InvalidOption("threads must be at least 1"));
+    if options.threads == 0 || options.threads > MAX_THREADS {
+        return Err(Error::InvalidOption("threads must be between 1 and 1024"));
     }
     Ok(())
 }
 
 /// Sweeps the gathered arrays on the configured number of threads.
+///
+/// With `max_pairs`, the calling thread sweeps [`LIMIT_BLOCK`] boxes at a time and stops
+/// once `out` holds more pairs than the limit; the output up to there is the same as
+/// without a limit, since each box's pairs depend only on the boxes after it.
 fn run_sweep(
     scratch: &mut PruneScratch,
     options: &PruneOptions,
     shift: u32,
     out: &mut Vec<(u32, u32)>,
-) {
+) -> Result<()> {
     let kernel = Kernel::select(options);
+    let over_limit = |out: &mut Vec<(u32, u32)>| match options.max_pairs {
+        Some(limit) if out.len() > limit => {
+            out.clear();
+            Err(Error::PairLimit { limit })
+        }
+        _ => Ok(()),
+    };
     #[cfg(feature = "parallel")]
     if options.threads > 1 {
         scratch
             .parallel
             .sweep(&scratch.arrays, options.threads, kernel, shift, out);
-        return;
+        return over_limit(out);
     }
-    kernel.sweep(&scratch.arrays, 0..scratch.arrays.swept, shift, out);
+    let swept = scratch.arrays.swept;
+    if options.max_pairs.is_none() {
+        kernel.sweep(&scratch.arrays, 0..swept, shift, out);
+        return Ok(());
+    }
+    for start in (0..swept).step_by(LIMIT_BLOCK) {
+        kernel.sweep(
+            &scratch.arrays,
+            start..(start + LIMIT_BLOCK).min(swept),
+            shift,
+            out,
+        );
+        over_limit(out)?;
+    }
+    Ok(())
 }
+
+/// Boxes swept between two checks of `max_pairs`: few enough that `out` overshoots the limit
+/// by at most this many boxes' pairs, enough that the checks cost nothing measurable.
+const LIMIT_BLOCK: usize = 64;
 
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ use super::{Entry, SweepArrays};
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PruneOptions {
-    /// Worker threads for the sweep (rayon); 1 runs on the calling thread. Must be at least 1.
+    /// Worker threads for the sweep (rayon); 1 runs on the calling thread. From 1 to 1024.
     /// Without the `parallel` feature every value runs on the calling thread.
     pub threads: usize,
     /// Use the scalar sweep even when the CPU has AVX2 (same output, for testing and
@@ -38,6 +38,12 @@ pub struct PruneOptions {
     /// then bucket them, so that the boxes are read in order and every pass runs on the
     /// threads, not only the sweep. On by default; same output either way.
     pub bucket_first: bool,
+    /// Most pairs the call may write (default: no limit): beyond it the call stops, leaves
+    /// `out` empty and fails with [`Error::PairLimit`](crate::Error::PairLimit), so that
+    /// its memory stays bounded whatever the boxes. On the calling thread the sweep checks it
+    /// every few boxes, so `out` never grows more than one block of rows past the limit;
+    /// with `threads` above 1 it is checked after the sweep.
+    pub max_pairs: Option<usize>,
 }
 
 impl Default for PruneOptions {
@@ -49,6 +55,7 @@ impl Default for PruneOptions {
             bucketing: true,
             coherent: false,
             bucket_first: true,
+            max_pairs: None,
         }
     }
 }

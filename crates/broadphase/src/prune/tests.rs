@@ -77,6 +77,8 @@ fn all_options() -> Vec<PruneOptions> {
                     coherent: threads % 2 == 0,
                     // Three threads (not coherent) take both orders.
                     bucket_first: threads != 3 || force_scalar,
+                    // A limit never reached takes the blocked sweep: the same output.
+                    max_pairs: (threads == 1 && !force_scalar).then_some(usize::MAX - 1),
                 });
             }
         }
@@ -102,6 +104,24 @@ fn check_complete(boxes: &[Aabb]) -> usize {
         assert!(pairs.iter().all(|&(i, j)| i < j));
         pairs.sort_unstable();
         assert_eq!(pairs, expected, "{options:?}, {} boxes", boxes.len());
+    }
+    // A limit at the pair count passes; one below fails and leaves nothing, on one thread
+    // and on several.
+    for threads in [1, 3] {
+        let mut options = PruneOptions {
+            threads,
+            max_pairs: Some(expected.len()),
+            ..PruneOptions::default()
+        };
+        let mut pairs = Vec::new();
+        complete_pairs_with(boxes, &options, &mut scratch, &mut pairs).unwrap();
+        assert_eq!(pairs.len(), expected.len());
+        if let Some(below) = expected.len().checked_sub(1) {
+            options.max_pairs = Some(below);
+            let result = complete_pairs_with(boxes, &options, &mut scratch, &mut pairs);
+            assert_eq!(result, Err(crate::Error::PairLimit { limit: below }));
+            assert!(pairs.is_empty());
+        }
     }
     expected.len()
 }
@@ -373,21 +393,23 @@ fn coherent_sort_gives_the_same_output_as_the_radix_sort() {
 }
 
 #[test]
-fn zero_threads_is_a_typed_error() {
-    let options = PruneOptions {
-        threads: 0,
-        ..PruneOptions::default()
-    };
-    let mut pairs = vec![(1, 2)];
-    let result = complete_pairs_with(&[], &options, &mut PruneScratch::new(), &mut pairs);
-    assert_eq!(
-        result,
-        Err(Error::InvalidOption("threads must be at least 1"))
-    );
-    assert!(pairs.is_empty());
-    assert!(
-        bipartite_pairs_with(&[], &[], &options, &mut PruneScratch::new(), &mut pairs).is_err()
-    );
+fn thread_counts_out_of_range_are_typed_errors() {
+    for threads in [0, 1025, usize::MAX] {
+        let options = PruneOptions {
+            threads,
+            ..PruneOptions::default()
+        };
+        let mut pairs = vec![(1, 2)];
+        let result = complete_pairs_with(&[], &options, &mut PruneScratch::new(), &mut pairs);
+        assert_eq!(
+            result,
+            Err(Error::InvalidOption("threads must be between 1 and 1024"))
+        );
+        assert!(pairs.is_empty());
+        assert!(
+            bipartite_pairs_with(&[], &[], &options, &mut PruneScratch::new(), &mut pairs).is_err()
+        );
+    }
 }
 
 /// The bucket-first order writes exactly the arrays of the sort-first order (radix sort, then

@@ -120,7 +120,7 @@ impl BroadPhase for SortAndSweep {
 
     crate::backend::store_edits!(store);
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         // The spread of the centres changes slowly: re-measure it every AXIS_PERIOD updates,
         // or when the proxy count changed by a tenth (a pass over every box saved).
         let count = self.store.proxies.len();
@@ -142,14 +142,18 @@ impl BroadPhase for SortAndSweep {
         let proxies = &self.store.proxies;
         // Coherent: the boxes are last update's, moved, so the sort starts from last order.
         // Live slots are far fewer than u32::MAX (the table hands out u32 indices), and the
-        // options are valid, so the kernel cannot fail.
+        // options are valid, so the kernel fails only on the pair limit: the candidates are
+        // the pairs before filters, a superset of the pairs, so no more may be kept.
         let options = PruneOptions {
             coherent: true,
+            max_pairs: Some(self.store.pairs.limit()),
             ..PruneOptions::default()
         };
-        let pruned =
-            complete_pairs_with(&self.boxes, &options, &mut self.prune, &mut self.candidates);
-        debug_assert!(pruned.is_ok());
+        if complete_pairs_with(&self.boxes, &options, &mut self.prune, &mut self.candidates)
+            .is_err()
+        {
+            self.store.pairs.refuse();
+        }
 
         self.store.pairs.begin_full();
         for &(i, j) in &self.candidates {
@@ -159,7 +163,7 @@ impl BroadPhase for SortAndSweep {
             }
         }
         self.store.pairs.end_full();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {

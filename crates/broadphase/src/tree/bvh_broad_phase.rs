@@ -244,7 +244,7 @@ impl BroadPhase for BvhBroadPhase {
         self.store.remove(id).map(|_| ())
     }
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         for k in 0..self.store.proxies.removed_slots().len() {
             let slot = self.store.proxies.removed_slots()[k] as usize;
             let leaf = std::mem::replace(&mut self.leaf_of_slot[slot], NO_LEAF);
@@ -293,7 +293,7 @@ impl BroadPhase for BvhBroadPhase {
             }
         }
         pairs.end_full();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {

@@ -19,7 +19,7 @@ impl Verifier {
     pub fn update(&mut self) {
         if self.check_every > 1 && self.report.steps % self.check_every > 1 {
             for k in 0..self.algorithms.len() {
-                self.algorithms[k].update(&mut self.events);
+                self.lost[k] = self.algorithms[k].try_update(&mut self.events).is_err();
             }
             self.previous_valid = false;
             self.report.steps += 1;
@@ -29,11 +29,48 @@ impl Verifier {
         let check_events = self.previous_valid;
         let expected_begun: Vec<_> = expected.difference(&self.previous).copied().collect();
         let expected_ended: Vec<_> = self.previous.difference(&expected).copied().collect();
+        let all_begun: Vec<_> = expected.iter().copied().collect();
+        // With a limit: the pairs of the boxes alone (no filters, static pairs included),
+        // which an algorithm may count against the limit before filtering.
+        let box_pairs = self.pair_limit.map(|_| self.box_pair_count());
         let mut pairs = Vec::new();
         for k in 0..self.algorithms.len() {
             let mut events = std::mem::take(&mut self.events);
-            self.algorithms[k].update(&mut events);
+            let result = self.algorithms[k].try_update(&mut events);
             let name = self.algorithms[k].name();
+            if let Some(limit) = self.pair_limit {
+                let over = expected.len() > limit;
+                self.check(!over || result.is_err(), || {
+                    format!(
+                        "{name}: {} pairs over the limit {limit}, update Ok",
+                        expected.len()
+                    )
+                });
+                // Leaf boxes enlarged by a margin (dynamic-tree, and adaptive when it runs
+                // it) overlap in more pairs than the boxes, and count against the limit.
+                let enlarged = matches!(name, "dynamic-tree" | "adaptive");
+                let refused = result.is_err();
+                self.check(!refused || enlarged || box_pairs > Some(limit), || {
+                    format!("{name}: refused {box_pairs:?} box pairs under the limit {limit}")
+                });
+                if refused {
+                    let empty = events.is_empty() && self.algorithms[k].pair_count() == 0;
+                    self.check(empty, || {
+                        format!("{name}: a refused update left pairs or events")
+                    });
+                    self.lost[k] = true;
+                    self.report.refused += 1;
+                    self.events = events;
+                    continue;
+                }
+            }
+            let (expected_begun, expected_ended) = if self.lost[k] {
+                (&all_begun, &Vec::new())
+            } else {
+                (&expected_begun, &expected_ended)
+            };
+            let check_events = check_events || self.lost[k];
+            self.lost[k] = false;
             let mut begun: Vec<_> = events
                 .begun
                 .iter()
@@ -47,16 +84,16 @@ impl Verifier {
             begun.sort_unstable();
             ended.sort_unstable();
             self.events = events;
-            self.check(!check_events || begun == expected_begun, || {
+            self.check(!check_events || &begun == expected_begun, || {
                 format!(
                     "{name}: begun events differ: {}",
-                    describe_difference(&begun, &expected_begun)
+                    describe_difference(&begun, expected_begun)
                 )
             });
-            self.check(!check_events || ended == expected_ended, || {
+            self.check(!check_events || &ended == expected_ended, || {
                 format!(
                     "{name}: ended events differ: {}",
-                    describe_difference(&ended, &expected_ended)
+                    describe_difference(&ended, expected_ended)
                 )
             });
             self.algorithms[k].pairs(&mut pairs);
@@ -81,6 +118,20 @@ impl Verifier {
         self.previous = expected;
         self.previous_valid = true;
         self.report.steps += 1;
+    }
+
+    /// Pairs of live boxes that overlap, whatever their kinds and filters.
+    fn box_pair_count(&self) -> usize {
+        let boxes: Vec<Aabb> = self
+            .live
+            .iter()
+            .map(|&h| self.model[h as usize].expect("live handle").aabb)
+            .collect();
+        let mut count = 0;
+        for (i, a) in boxes.iter().enumerate() {
+            count += boxes[i + 1..].iter().filter(|b| a.overlaps(b)).count();
+        }
+        count
     }
 
     /// Compares a box query and a ray cast of every algorithm with the model.

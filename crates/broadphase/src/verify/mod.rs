@@ -45,6 +45,11 @@ pub struct Verifier {
     /// Whether `previous` is the exact set after the last update (false after an
     /// unchecked update).
     previous_valid: bool,
+    /// The pair limit set on every algorithm.
+    pair_limit: Option<usize>,
+    /// Per algorithm: its last update failed on the pair limit, so the next one that
+    /// succeeds reports every pair as begun.
+    lost: Vec<bool>,
 }
 
 impl Verifier {
@@ -65,6 +70,8 @@ impl Verifier {
             events: PairEvents::new(),
             check_every: 1,
             previous_valid: true,
+            pair_limit: None,
+            lost: vec![false; n],
         }
     }
 
@@ -196,6 +203,16 @@ impl Verifier {
         self.model.clear();
         self.live.clear();
         self.previous.clear();
+        self.lost.fill(false);
+    }
+
+    /// Sets the pair limit of every algorithm
+    /// ([`BroadPhase::set_pair_limit`](crate::BroadPhase::set_pair_limit)).
+    pub fn set_pair_limit(&mut self, limit: Option<usize>) {
+        self.pair_limit = limit;
+        for algorithm in &mut self.algorithms {
+            algorithm.set_pair_limit(limit);
+        }
     }
 
     /// Number of live proxies.

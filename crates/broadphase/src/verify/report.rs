@@ -41,6 +41,9 @@ pub struct VerifyReport {
     pub mismatches: u64,
     /// The first failure, described.
     pub first_mismatch: Option<String>,
+    /// Updates that failed on the pair limit (each checked: over the limit, no pairs and no
+    /// events left, every pair begun again at the next success).
+    pub refused: u64,
 }
 
 /// A pair-list difference, described: counts, up to five extra and five missing pairs, and

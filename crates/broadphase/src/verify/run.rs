@@ -107,6 +107,18 @@ impl Verifier {
         if !batch.is_empty() {
             self.set_aabbs(&batch);
         }
+        if rng.chance(0.03) {
+            // Limits around the current pair count, so that updates both fail and recover;
+            // half the time none.
+            let pairs = self.previous.len();
+            let limit = match rng.below(6) {
+                0..=2 => None,
+                3 => Some(rng.below(pairs + 1)),
+                4 => Some(pairs / 2 + rng.below(pairs + 2)),
+                _ => Some(pairs * 2 + 8),
+            };
+            self.set_pair_limit(limit);
+        }
         self.update();
         if rng.chance(0.25) {
             let query = scenario.random_box(rng);

@@ -92,7 +92,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         &mut std::io::stdout().lock(),
     )?;
     for d in &outcome.disagreements {
-        eprintln!("error: {d}");
+        crate::console::note!("error: {d}");
     }
     Ok(if outcome.disagreements.is_empty() {
         ExitCode::SUCCESS
@@ -102,6 +102,13 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Checks the flags and builds the algorithm list, their options and the scenes.
+/// Most rounds: a thousand medians of medians already say all that rounds can say.
+const MAX_ROUNDS: usize = 1000;
+
+/// Most random box queries and ray casts per step: a million take about a second a step;
+/// more would make a run endless without saying more.
+const MAX_QUERIES: usize = 1_000_000;
+
 fn plan(args: &BenchArgs) -> anyhow::Result<Plan> {
     let config = args
         .config
@@ -112,8 +119,17 @@ fn plan(args: &BenchArgs) -> anyhow::Result<Plan> {
     if args.max_step_ms.is_nan() || args.max_step_ms <= 0.0 {
         anyhow::bail!("--max-step-ms must be positive");
     }
-    if args.rounds == 0 {
-        anyhow::bail!("--rounds must be at least 1");
+    if args.rounds == 0 || args.rounds > MAX_ROUNDS {
+        anyhow::bail!(
+            "--rounds must be between 1 and {MAX_ROUNDS} (got {})",
+            args.rounds
+        );
+    }
+    if args.queries > MAX_QUERIES {
+        anyhow::bail!(
+            "--queries must be at most {MAX_QUERIES} per step (got {})",
+            args.queries
+        );
     }
     Ok(Plan {
         names,
@@ -236,16 +252,17 @@ fn measure_all(args: &BenchArgs, plan: &Plan) -> anyhow::Result<Outcome> {
 fn log_run(args: &BenchArgs, m: &Measurement) {
     let name = &m.algorithm;
     if let Some((step, ms)) = m.stopped {
-        eprintln!(
+        crate::console::note!(
             "{name} {}: stopped at measured step {step}: it took {ms:.0} ms (--max-step-ms {})",
-            m.objects, args.max_step_ms
+            m.objects,
+            args.max_step_ms
         );
     }
     if !args.verbose {
         return;
     }
     if let Some(overhead) = m.choice_overhead {
-        eprintln!(
+        crate::console::note!(
             "{name} {}: choosing took {:.1} ms, updates {:.1} ms ({} switches)",
             m.objects,
             overhead.choosing_seconds * 1e3,
@@ -254,9 +271,13 @@ fn log_run(args: &BenchArgs, m: &Measurement) {
         );
     }
     for switch in &m.switches {
-        eprintln!(
+        crate::console::note!(
             "{name} {}: step {}: {} -> {}: {}",
-            m.objects, switch.step, switch.from, switch.to, switch.reason
+            m.objects,
+            switch.step,
+            switch.from,
+            switch.to,
+            switch.reason
         );
     }
 }

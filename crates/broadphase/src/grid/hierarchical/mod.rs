@@ -95,8 +95,12 @@ pub(crate) const HGRID_MOTION_LEVELS: i32 = 3;
 /// entered or left when the level is unchanged; each box keeps the indices of its cells, so
 /// leaving one needs no hash lookup) and then recompute the pairs with the search above
 /// (full-recompute style: moved boxes must also be found by smaller boxes on finer levels,
-/// which would otherwise need a search of many fine cells). Box queries walk the query's cells on every occupied level; ray
-/// casts use the provided linear scan.
+/// which would otherwise need a search of many fine cells). Box queries walk the query's cells
+/// on every occupied level; ray casts use the provided linear scan.
+///
+/// Worst case: O(n²) per update when the boxes crowd one cell of their level (identical
+/// boxes, or boxes stacked on one spot), as every pair in a cell is tested; sizes spread over
+/// L levels cost O(n · L) lookups. Memory O(n + occupied cells + pairs).
 ///
 /// ```
 /// use broadphase::{Aabb, BroadPhase, CollisionFilter, HierarchicalGrid, PairEvents, ProxyKind};
@@ -418,7 +422,7 @@ impl BroadPhase for HierarchicalGrid {
 
     crate::backend::store_moved_edits!(store, moved);
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         for k in 0..self.store.proxies.removed_slots().len() {
             let slot = self.store.proxies.removed_slots()[k] as usize;
             self.unplace(slot);
@@ -461,7 +465,7 @@ impl BroadPhase for HierarchicalGrid {
             }
         }
         self.store.pairs.end_full();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {

@@ -27,7 +27,7 @@ impl HierarchicalGrid {
         };
         // Coarsest first: the few large boxes of a wide spread become sparse, up to 2 × limit
         // boxes in all.
-        let mut budget = 2 * limit;
+        let mut budget = limit.saturating_mul(2);
         for k in (0..self.occupied.len()).rev() {
             let level = self.occupied[k];
             let count = self.members[Self::level_index(level)].len();

@@ -51,9 +51,18 @@ impl Default for GridOptions {
 /// their cells). Box queries walk the cells of the query box (or scan when it covers more cells
 /// than there are proxies); ray casts use the provided linear scan.
 ///
+/// Worst case: O(n²) per update when the boxes crowd a few cells (all stacked on one spot, or
+/// a scene many times smaller than a cell the caller gave), since every moved box is tested
+/// against every occupant of its cells; and O(n) per moved box for each box in the oversized
+/// list. Memory O(n · [`GridOptions::max_cells_per_box`] + pairs).
+///
 /// Cell size: given to [`UniformGrid::with_cell_size`], or chosen automatically at the first
 /// update that has proxies as twice the mean of the boxes' largest edge (ignoring boxes with an
-/// infinite edge; 1 when all are points). [`UniformGrid::retune_cell_size`] re-chooses it.
+/// infinite edge, and counting an edge above eight times the median as eight medians; 1 when
+/// all are points). An automatic size is checked against the boxes every 64 updates and
+/// chosen again when they have moved away from it by more than a factor of two, so an
+/// outlier that has left does not keep its mark on the grid. [`UniformGrid::retune_cell_size`]
+/// re-chooses it at once.
 ///
 /// ```
 /// use broadphase::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyKind, UniformGrid};
@@ -77,6 +86,12 @@ pub struct UniformGrid {
     max_cells_per_box: u128,
     /// Proxies inserted or moved since the last update.
     moved: MoveBuffer,
+    /// The cell size follows the boxes (not given by the caller).
+    automatic: bool,
+    /// Updates since the automatic cell size was last checked.
+    since_retune: u32,
+    /// Scratch of [`automatic_cell_size`].
+    edges: Vec<f32>,
 }
 
 impl Default for UniformGrid {
@@ -95,6 +110,9 @@ impl UniformGrid {
             inv_cell: 1.0,
             max_cells_per_box: GridOptions::default().max_cells_per_box as u128,
             moved: MoveBuffer::default(),
+            automatic: true,
+            since_retune: 0,
+            edges: Vec::new(),
         }
     }
 
@@ -153,19 +171,43 @@ impl UniformGrid {
                 "grid cell size must be finite and positive",
             ));
         }
-        self.cell_size = Some(cell_size);
-        self.inv_cell = 1.0 / cell_size as f64;
-        self.replace_all();
+        self.automatic = false;
+        self.apply_cell_size(cell_size);
         Ok(())
     }
 
+    /// Sets a finite, positive cell size and re-places every stored box.
+    fn apply_cell_size(&mut self, cell_size: f32) {
+        self.cell_size = Some(cell_size);
+        self.inv_cell = 1.0 / cell_size as f64;
+        self.replace_all();
+    }
+
     /// Re-chooses the cell size from the current boxes with the automatic rule and re-places
-    /// every box; call it when the typical object size has changed. Returns the new size.
+    /// every box, and lets it follow the boxes from then on (see the type's docs). Returns
+    /// the new size.
     pub fn retune_cell_size(&mut self) -> f32 {
-        let size = automatic_cell_size(&self.store.proxies);
-        self.set_cell_size(size)
-            .expect("automatic cell size is finite and positive");
+        let size = automatic_cell_size(&self.store.proxies, &mut self.edges);
+        self.automatic = true;
+        self.since_retune = 0;
+        self.apply_cell_size(size);
         size
+    }
+
+    /// Every [`RETUNE_INTERVAL`] updates: re-chooses an automatic cell size when the boxes'
+    /// typical size has moved away from it by more than a factor of two (a huge box that set
+    /// it has left, the objects grew), so that the grid comes back to the scene it holds.
+    fn retune_if_outgrown(&mut self) {
+        self.since_retune += 1;
+        if self.since_retune < RETUNE_INTERVAL || self.store.proxies.is_empty() {
+            return;
+        }
+        self.since_retune = 0;
+        let size = automatic_cell_size(&self.store.proxies, &mut self.edges);
+        let current = self.cell_size.unwrap_or(size);
+        if size > 2.0 * current || size < 0.5 * current {
+            self.apply_cell_size(size);
+        }
     }
 
     fn replace_all(&mut self) {
@@ -308,28 +350,21 @@ impl UniformGrid {
     }
 }
 
-/// Twice the mean largest edge of the live boxes with finite edges; 1 if there are none or all
-/// are points. Always finite and positive.
-pub(crate) fn automatic_cell_size(proxies: &ProxyTable) -> f32 {
-    let (mut sum, mut count) = (0f64, 0usize);
-    for i in proxies.live_slots() {
-        let edge = proxies.aabb(i).extents().max_element();
-        if edge.is_finite() {
-            sum += edge as f64;
-            count += 1;
-        }
-    }
-    let size = if count == 0 {
-        0.0
-    } else {
-        2.0 * sum / count as f64
-    };
+/// Twice the typical largest edge of the live boxes ([`ProxyTable::typical_edge`]); 1 if no
+/// box has a finite edge or all are points. Always finite and positive. O(n); `edges` is
+/// scratch.
+pub(crate) fn automatic_cell_size(proxies: &ProxyTable, edges: &mut Vec<f32>) -> f32 {
+    let size = 2.0 * proxies.typical_edge(edges).unwrap_or(0.0);
     if size > 0.0 && size.is_finite() {
         (size as f32).clamp(f32::MIN_POSITIVE * 1e6, f32::MAX / 4.0)
     } else {
         1.0
     }
 }
+
+/// Updates between two checks of an automatic cell size against the current boxes; the
+/// check is O(n), so its cost per update is O(n / this).
+const RETUNE_INTERVAL: u32 = 64;
 
 impl BroadPhase for UniformGrid {
     fn name(&self) -> &'static str {
@@ -338,11 +373,13 @@ impl BroadPhase for UniformGrid {
 
     crate::backend::store_moved_edits!(store, moved);
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         if self.cell_size.is_none() && !self.store.proxies.is_empty() {
-            let size = automatic_cell_size(&self.store.proxies);
+            let size = automatic_cell_size(&self.store.proxies, &mut self.edges);
             self.cell_size = Some(size);
             self.inv_cell = 1.0 / size as f64;
+        } else if self.automatic {
+            self.retune_if_outgrown();
         }
         self.store
             .pairs
@@ -350,6 +387,13 @@ impl BroadPhase for UniformGrid {
         for k in 0..self.store.proxies.removed_slots().len() {
             let slot = self.store.proxies.removed_slots()[k] as usize;
             self.unplace(slot);
+        }
+        if self.store.pairs.lost() {
+            // The last update failed on the pair limit and dropped the pairs: every proxy's
+            // pairs are found again, as if all had moved.
+            for slot in self.store.proxies.live_slots() {
+                self.moved.mark(slot);
+            }
         }
         let proxies = &self.store.proxies;
         self.moved.retain(|slot| proxies.is_live(slot));
@@ -368,19 +412,27 @@ impl BroadPhase for UniformGrid {
             self.find_pairs_of(self.moved.slot(k));
         }
         self.moved.clear();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {
         self.store.clear();
         self.stored.clear();
         self.moved.clear();
+        if self.automatic {
+            // Chosen again from the next boxes.
+            self.cell_size = None;
+            self.since_retune = 0;
+        }
     }
 
     crate::backend::store_accessors!(store);
 
     fn memory_bytes(&self) -> usize {
-        self.store.memory_bytes() + self.stored.memory_bytes() + self.moved.memory_bytes()
+        self.store.memory_bytes()
+            + self.stored.memory_bytes()
+            + self.moved.memory_bytes()
+            + self.edges.capacity() * 4
     }
 
     fn query_aabb_with(

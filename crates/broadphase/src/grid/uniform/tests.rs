@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::grid::stored::random_operations;
-use crate::test_support::{boxed, sorted_pairs};
+use crate::test_support::{boxed, brute_pair_count, sorted_pairs};
 use crate::{CollisionFilter, ProxyKind};
 
 #[test]
@@ -230,4 +230,53 @@ fn automatic_and_retuned_cell_size() {
 fn cells_match_boxes_under_random_operations() {
     let mut bp = UniformGrid::with_cell_size(1.5).unwrap();
     random_operations(&mut bp, UniformGrid::validate);
+}
+
+/// An automatic cell size follows the boxes: a huge box does not set it, and when every box
+/// shrinks a hundredfold the size comes down within the check interval, pairs staying exact.
+#[test]
+fn an_automatic_cell_size_follows_the_boxes() {
+    let mut grid = UniformGrid::new();
+    let mut ids = Vec::new();
+    for i in 0..300 {
+        let x = (i % 20) as f32 * 10.0;
+        let z = (i / 20) as f32 * 10.0;
+        let id = grid
+            .insert(
+                boxed([x, 0.0, z], [x + 5.0, 5.0, z + 5.0]),
+                ProxyKind::Dynamic,
+                CollisionFilter::ALL,
+            )
+            .unwrap();
+        ids.push(id);
+    }
+    grid.insert(
+        boxed([-1e30; 3], [1e30; 3]),
+        ProxyKind::Dynamic,
+        CollisionFilter::ALL,
+    )
+    .unwrap();
+    let mut events = PairEvents::new();
+    grid.update(&mut events);
+    let size = grid.cell_size().unwrap();
+    assert!((5.0..=100.0).contains(&size), "cell size {size}");
+    for (i, &id) in ids.iter().enumerate() {
+        let x = (i % 20) as f32 * 0.1;
+        let z = (i / 20) as f32 * 0.1;
+        grid.set_aabb(id, boxed([x, 0.0, z], [x + 0.05, 0.05, z + 0.05]))
+            .unwrap();
+    }
+    for _ in 0..RETUNE_INTERVAL {
+        grid.update(&mut events);
+    }
+    let size = grid.cell_size().unwrap();
+    assert!(size < 1.0, "cell size {size} after the boxes shrank");
+    assert_eq!(grid.pair_count(), brute_pair_count(&grid));
+
+    // A size the caller gave stays.
+    grid.set_cell_size(50.0).unwrap();
+    for _ in 0..RETUNE_INTERVAL {
+        grid.update(&mut events);
+    }
+    assert_eq!(grid.cell_size(), Some(50.0));
 }

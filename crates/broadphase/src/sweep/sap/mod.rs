@@ -478,18 +478,25 @@ impl BroadPhase for SweepAndPrune {
         self.store.remove(id).map(|_| ())
     }
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
+        // After an update that failed on the pair limit the swaps no longer tell every
+        // change: the pairs are found again by a rebuild.
+        let start_over = self.store.pairs.lost();
         self.remove_removed();
         self.move_proxies();
         self.insert_new();
-        self.store.finish(events);
+        if start_over {
+            self.rebuild();
+        }
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {
-        let proxies = std::mem::take(&mut self.store.proxies);
+        // The proxy table keeps its allocation and the pair tracker its limit.
+        let mut store = std::mem::take(&mut self.store);
+        store.clear();
         *self = Self::new();
-        self.store.proxies = proxies;
-        self.store.proxies.clear();
+        self.store = store;
     }
 
     crate::backend::store_accessors!(store);

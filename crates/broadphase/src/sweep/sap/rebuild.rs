@@ -75,16 +75,23 @@ impl SweepAndPrune {
                 self.rebuild_slots.push(slot as u32);
             }
         }
-        // Fewer boxes than u32::MAX (the table hands out u32 slots) and default options:
-        // cannot fail.
-        let pruned = complete_pairs_with(
+        // Fewer boxes than u32::MAX (the table hands out u32 slots) and valid options: fails
+        // only on the pair limit (the boxes' pairs before filters, a superset of the pairs).
+        let options = PruneOptions {
+            max_pairs: Some(self.store.pairs.limit()),
+            ..PruneOptions::default()
+        };
+        let (proxies, pairs) = self.store.split_mut();
+        if complete_pairs_with(
             &self.rebuild_boxes,
-            &PruneOptions::default(),
+            &options,
             &mut self.prune,
             &mut self.found,
-        );
-        debug_assert!(pruned.is_ok());
-        let (proxies, pairs) = self.store.split_mut();
+        )
+        .is_err()
+        {
+            pairs.refuse();
+        }
         pairs.begin_full();
         for &(i, j) in &self.found {
             let (a, b) = (

@@ -253,7 +253,13 @@ impl BroadPhase for DynamicTreeBroadPhase {
         self.store.remove(id).map(|_| ())
     }
 
-    fn update(&mut self, events: &mut PairEvents) {
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
+        // After an update that failed on the pair limit, pairs and candidates are found again
+        // from every leaf, not only from the moved ones.
+        let start_over = self.store.pairs.lost();
+        if start_over {
+            self.candidates.clear();
+        }
         self.remove_leaves();
         // Tree capacity is checked at insert (at most MAX_NODES slots), so this cannot fail.
         let refitted = self.refit_moved_leaves();
@@ -269,19 +275,22 @@ impl BroadPhase for DynamicTreeBroadPhase {
                 self.flags[slot] = 0;
             }
         }
+        if start_over {
+            self.enlarge_all_leaves();
+        }
         self.find_new_candidates();
         self.last_step = StepCounts {
             moved: self.moved.len(),
             enlarged: self.enlarged.len(),
             candidates: self.candidates.len(),
         };
-        for &slot in &self.moved {
+        for &slot in self.moved.iter().chain(&self.enlarged) {
             self.flags[slot as usize] = 0;
         }
         self.moved.clear();
         self.moved_from.clear();
         self.enlarged.clear();
-        self.store.finish(events);
+        self.store.finish(events)
     }
 
     fn clear(&mut self) {

@@ -7,6 +7,7 @@
 use std::ops::ControlFlow;
 
 use super::{DynamicTreeBroadPhase, ENLARGED, PREDICTED_STEPS, SHRINK_FACTOR};
+use crate::backend::pair_key;
 use crate::util::morton_code;
 use crate::{Aabb, ProxyKind, Result, Vec3};
 
@@ -169,6 +170,17 @@ impl DynamicTreeBroadPhase {
             .extend(self.sort_keys.iter().map(|&key| key as u32));
     }
 
+    /// Lists every live proxy as enlarged, so that [`Self::find_new_candidates`] finds all the
+    /// candidates and pairs again (after an update that failed on the pair limit).
+    pub(super) fn enlarge_all_leaves(&mut self) {
+        for slot in self.store.proxies.live_slots() {
+            if self.flags[slot] & ENLARGED == 0 && self.leaves.fat_aabb(slot as u32).is_some() {
+                self.flags[slot] |= ENLARGED;
+                self.enlarged.push(slot as u32);
+            }
+        }
+    }
+
     /// Finds the new candidates of every enlarged proxy by querying the trees with its leaf
     /// box, and adds those whose exact boxes overlap as pairs.
     pub(super) fn find_new_candidates(&mut self) {
@@ -186,9 +198,16 @@ impl DynamicTreeBroadPhase {
                 let o = other as usize;
                 // Two enlarged proxies find each other; the one with the smaller slot adds.
                 if o != e && !(flags[o] & ENLARGED != 0 && o < e) && proxies.can_pair(e, o) {
-                    let (_, inserted) = candidates.insert(slot, other, 0);
-                    if inserted && proxies.aabb(e).overlaps(proxies.aabb(o)) {
-                        pairs.add(slot, other);
+                    // The candidates count against the pair limit too: they are the pairs of
+                    // the leaf boxes, a superset of the pairs.
+                    if candidates.len() >= pairs.limit() {
+                        if candidates.find_key(pair_key(slot, other)).is_none() {
+                            pairs.refuse();
+                        }
+                    } else if let Ok((_, true)) = candidates.insert(slot, other, 0) {
+                        if proxies.aabb(e).overlaps(proxies.aabb(o)) {
+                            pairs.add(slot, other);
+                        }
                     }
                 }
                 ControlFlow::Continue(())
