@@ -28,6 +28,8 @@ pub mod session;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::io::Write;
+
 use anyhow::Context;
 use broadphase_sim::{Scene, SceneBuilder};
 use clap::Args;
@@ -102,42 +104,24 @@ impl ViewArgs {
     }
 }
 
-/// Exit code after SIGINT (Ctrl-C): 128 + 2, as shells report it.
-pub const EXIT_INTERRUPTED: u8 = 130;
-/// Exit code after SIGTERM: 128 + 15.
-pub const EXIT_TERMINATED: u8 = 143;
-
-/// Runs `broadphase view`: serves the page until SIGINT (Ctrl-C) or SIGTERM, then closes
-/// the listener, says so in one line and returns [`EXIT_INTERRUPTED`] or
-/// [`EXIT_TERMINATED`]. Bad flags give an error (the caller prints it on one line and exits
-/// with 2).
+/// Runs `broadphase view`: serves the page until the process is stopped. The CLI's
+/// interrupt handler ends it on SIGINT (Ctrl-C) or SIGTERM with one line and exit code 130 or
+/// 143; the listener goes with the process. Bad flags give an error (the caller prints it on
+/// one line and exits with 2).
 pub fn run(args: &ViewArgs) -> anyhow::Result<ExitCode> {
     let config = args.config()?;
     let server = Server::bind(config)?;
     let url = server.url();
-    let stop = server.stop_handle();
-    for (signal, code) in [
-        (signal_hook::consts::SIGINT, EXIT_INTERRUPTED),
-        (signal_hook::consts::SIGTERM, EXIT_TERMINATED),
-    ] {
-        signal_hook::flag::register_usize(signal, stop.flag(), usize::from(code))
-            .context("cannot install the signal handlers")?;
-    }
     // The first line of output is the URL: scripts and tests read it to find the port.
     println!("{url}");
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
+    std::io::stdout()
+        .flush()
+        .context("cannot write the URL to standard output")?;
     if args.open {
         open_browser(&url);
     }
-    let code = u8::try_from(server.serve()).unwrap_or(EXIT_INTERRUPTED);
-    let why = if code == EXIT_TERMINATED {
-        "terminated"
-    } else {
-        "interrupted"
-    };
-    eprintln!("view: {why}, server stopped");
-    Ok(ExitCode::from(code))
+    let code = server.serve();
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 
 /// Asks the desktop to open `url`; a failure is reported, not fatal (the URL is printed).
