@@ -78,8 +78,8 @@ fn every_crate_has_the_metadata_crates_io_shows() {
             "license",
             "rust-version",
         ] {
-            let value = field(package, &workspace, name)
-                .unwrap_or_else(|| panic!("{path:?}: no `{name}`"));
+            let value =
+                field(package, &workspace, name).unwrap_or_else(|| panic!("{path:?}: no `{name}`"));
             let text = value
                 .as_str()
                 .unwrap_or_else(|| panic!("{path:?}: `{name}` is not a string"));

@@ -144,7 +144,7 @@ pub fn run_ccd(args: &CcdArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     }
     // A body's motion, mass, events, calendar entries and cells, with growth slack.
     crate::options::budget::Budget::available().check(
-        &format!("ccd on {} bodies", args.objects),
+        &format!("ccd on {}", crate::console::count(args.objects, "body")),
         args.objects as u128 * 2048,
     )?;
     let time_cap = match args.time_cap {

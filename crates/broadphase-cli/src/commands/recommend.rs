@@ -136,13 +136,17 @@ struct TrialPlan {
 pub fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
     crate::options::duration::seconds("--budget", args.budget)?;
     check_writable_file(&args.out)?;
-    let scene = args.scene.builder(&[])?.build()?;
+    let scene = args
+        .scene
+        .builder(&[])?
+        .build()
+        .map_err(|e| args.scene.explain(e))?;
     let configs = configurations(&scene);
     let plan = plan_trials(&scene, configs.len(), args.budget)?;
     crate::console::note!(
-        "recommend: {} configurations, {} steps each ({} warm-up), budget {:.0} s",
-        configs.len(),
-        plan.scene.steps,
+        "recommend: {}, {} each ({} warm-up), budget {:.0} s",
+        crate::console::count(configs.len(), "configuration"),
+        crate::console::count(plan.scene.steps, "step"),
         plan.scene.warmup,
         args.budget
     );
@@ -327,9 +331,10 @@ fn write_config(args: &RecommendArgs, winner: &Trial) -> anyhow::Result<()> {
             args.budget
         ),
         format!(
-            "{}: total_ms_mean {:.3} ({steps} trial steps); load with `broadphase bench --config FILE`",
+            "{}: total_ms_mean {:.3} ({}); load with `broadphase bench --config FILE`",
             winner.configuration,
-            winner.mean_ms()
+            winner.mean_ms(),
+            crate::console::count(steps, "trial step")
         ),
         "or build it in Rust:".to_string(),
     ];

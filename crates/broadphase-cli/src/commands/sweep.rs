@@ -482,13 +482,13 @@ fn summary(
     s.push_str(preamble);
     let _ = writeln!(
         s,
-        "## Measured here\n\n`value` is the value of `{}`: {}; {} warm-up + {} measured steps \
+        "## Measured here\n\n`value` is the value of `{}`: {}; {} warm-up + {} \
          per run. Columns as in docs/outputs.md. Fastest algorithm (`total_ms_median`) at each \
          value, and the runner-up's `vs_fastest`:\n\n{}",
         spec.param,
         spec.values.join(", "),
         first.warmup,
-        first.steps,
+        crate::console::count(first.steps, "measured step"),
         markdown::table(&winners_table(outcome))
     );
     if let Some(adaptive) = adaptive_table(spec, outcome) {
