@@ -116,7 +116,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "thesis-stationary",
         source: "[Zych16, ch. 4.2, Figs. 4.16–4.19]",
-        claim: "More stationary objects make every algorithm faster, roughly linearly with a mild slope; possible and actual collisions fall, and so do update-AABB and narrow-phase times.",
+        claim: "More stationary objects make every algorithm faster, roughly linearly with a mild slope; possible and actual collisions fall, and so do set_aabbs_ms and narrow_ms.",
         settings: &[],
         param: "stationary_fraction",
         values: &["0", "0.2", "0.4", "0.6", "0.8", "0.95"],
@@ -127,7 +127,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "thesis-velocity",
         source: "[Zych16, ch. 4.2, Figs. 4.20–4.23]",
-        claim: "Faster objects mean more possible and actual collisions and more update-AABB work; the effect is strong at first and weakens at high speeds. SAP is the most sensitive to the loss of coherence.",
+        claim: "Faster objects mean more possible and actual collisions and more set_aabbs_ms work; the effect is strong at first and weakens at high speeds. SAP is the most sensitive to the loss of coherence.",
         settings: &[],
         param: "mean_speed",
         values: &["0", "10", "40", "160", "640", "2400"],
