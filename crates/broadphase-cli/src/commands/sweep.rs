@@ -151,6 +151,21 @@ pub fn report(outcome: &SweepOutcome, out: &Path) -> anyhow::Result<ExitCode> {
         out.join("summary.md").display()
     ));
     emit(&report, Format::Table, &mut std::io::stdout().lock())?;
+    // The fitted exponents and the fastest algorithm at each value rest on medians; a busy
+    // machine skews them (brute force "cubic"), so say so.
+    let spreads: Vec<_> = outcome
+        .rows
+        .iter()
+        .filter(|r| !crate::measure::unmeasured(&r.measurement))
+        .map(|r| r.measurement.spread())
+        .collect();
+    if let Some(noise) = crate::measure::noise::assess(&spreads) {
+        let steps = outcome.rows.first().map_or(0, |r| r.measurement.steps);
+        crate::console::note!(
+            "{}",
+            crate::measure::noise::warning(&noise, "--steps", steps)
+        );
+    }
     for d in &outcome.disagreements {
         crate::console::note!("error: {d}");
     }
