@@ -116,13 +116,6 @@ impl SceneArgs {
             None => anyhow::anyhow!("{text}"),
         }
     }
-
-    /// Where the scene comes from, for a report: the file, or the defaults.
-    pub fn source(&self) -> String {
-        self.scene
-            .as_ref()
-            .map_or("the default scene".to_string(), |p| p.display().to_string())
-    }
 }
 
 #[cfg(test)]

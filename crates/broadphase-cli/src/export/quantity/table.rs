@@ -126,7 +126,7 @@ pub const RANK: Quantity = quantity(
     "rank",
     Kind::Integer,
     "",
-    "`recommend`: position by total_ms_mean (fastest first)",
+    "`recommend`: position by total_ms_median, the median over its rounds (fastest first)",
 );
 /// `prune`'s timed runs.
 pub const RUNS: Quantity = quantity(
