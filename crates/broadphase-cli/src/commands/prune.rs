@@ -226,6 +226,7 @@ pub fn run(args: &PruneArgs) -> anyhow::Result<ExitCode> {
             min: r.min_ms,
             p95: f64::NAN,
             rounds: Vec::new(),
+            samples: r.runs,
         })
         .collect();
     if let Some(noise) = noise::assess(&spreads) {

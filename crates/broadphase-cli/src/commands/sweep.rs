@@ -327,6 +327,7 @@ fn write_charts(spec: &SweepSpec, results: &Table, out: &Path) -> anyhow::Result
             y: column,
             x_values: &spec.values,
             series,
+            power_law: spec.param == "objects",
         };
         write_chart(out, &chart)?;
     }

@@ -70,6 +70,7 @@ impl Measurement {
             min: self.total.min,
             p95: self.total.p95,
             rounds: self.round_totals.clone(),
+            samples: self.steps,
         }
     }
 }

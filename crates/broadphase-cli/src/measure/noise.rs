@@ -20,6 +20,8 @@ pub struct Spread {
     pub p95: f64,
     /// The median of each round, when the run was repeated in rounds (else empty).
     pub rounds: Vec<f64>,
+    /// How many samples the median, minimum and p95 are of.
+    pub samples: usize,
 }
 
 /// Median ÷ minimum above this: most samples were slowed down.
@@ -28,6 +30,12 @@ pub const MEDIAN_OVER_MIN: f64 = 2.0;
 pub const P95_OVER_MEDIAN: f64 = 2.5;
 /// Slowest round's median ÷ fastest round's above this: the machine's speed drifted.
 pub const ROUND_TO_ROUND: f64 = 1.5;
+
+/// Fewest samples whose median over their minimum says something (fewer: one fast sample
+/// decides).
+const FEWEST_FOR_MEDIAN: usize = 5;
+/// Fewest samples whose 95th percentile is not simply their maximum.
+const FEWEST_FOR_P95: usize = 20;
 
 /// Samples shorter than this (milliseconds) are not judged: the clock's resolution and a
 /// single cache miss make their ratios meaningless.
@@ -47,13 +55,24 @@ pub fn assess(spreads: &[Spread]) -> Option<Noise> {
     for s in spreads.iter().filter(|s| s.median >= SHORTEST_JUDGED_MS) {
         let fastest_round = s.rounds.iter().copied().fold(f64::INFINITY, f64::min);
         let slowest_round = s.rounds.iter().copied().fold(0.0, f64::max);
+        let enough = |fewest: usize, ratio: f64| {
+            if s.samples >= fewest {
+                ratio
+            } else {
+                f64::NAN
+            }
+        };
         let candidates = [
             (
-                s.median / s.min,
+                enough(FEWEST_FOR_MEDIAN, s.median / s.min),
                 MEDIAN_OVER_MIN,
                 "median over its fastest sample",
             ),
-            (s.p95 / s.median, P95_OVER_MEDIAN, "p95 over its median"),
+            (
+                enough(FEWEST_FOR_P95, s.p95 / s.median),
+                P95_OVER_MEDIAN,
+                "p95 over its median",
+            ),
             (
                 if s.rounds.len() >= 2 && fastest_round > 0.0 {
                     slowest_round / fastest_round
@@ -109,6 +128,7 @@ mod tests {
             min,
             p95,
             rounds: rounds.to_vec(),
+            samples: 100,
         }
     }
 
@@ -143,6 +163,11 @@ mod tests {
         b.name = "b".into();
         assert_eq!(assess(&[a, b]).unwrap().name, "b");
         assert_eq!(assess(&[spread(0.001, 0.0001, 0.01, &[])]), None);
+        let few = Spread {
+            samples: 3,
+            ..spread(1.0, 0.1, 50.0, &[])
+        };
+        assert_eq!(assess(&[few]), None, "three samples say nothing");
         let line = warning(
             &assess(&[spread(23.4, 3.6, f64::NAN, &[])]).unwrap(),
             "--rounds",
