@@ -133,3 +133,43 @@ fn the_docs_call_each_quantity_by_its_key() {
         }
     }
 }
+
+#[test]
+fn ratios_come_with_the_ratio_of_the_fastest_samples() {
+    let scene = tiny_scene("ratios");
+    let (code, stdout, stderr) = broadphase(&[
+        "bench",
+        "--scene",
+        &scene,
+        "--algorithms",
+        "brute-force,sap",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    for row in rows {
+        let min = &row["vs_fastest_min"];
+        assert!(min.as_f64().is_some_and(|r| r > 0.0), "{row}");
+    }
+    // The first row is the fastest: both its ratios are 1.
+    assert_eq!(rows[0]["vs_fastest"].as_f64(), Some(1.0));
+    assert_eq!(rows[0]["vs_fastest_min"].as_f64(), Some(1.0));
+    let (code, stdout, stderr) = broadphase(&[
+        "prune",
+        "--objects",
+        "500",
+        "--repeat",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["vs_complete_pairs_min"].as_f64(), Some(1.0));
+    for row in rows {
+        assert!(row["vs_complete_pairs_min"].as_f64().is_some(), "{row}");
+    }
+}
