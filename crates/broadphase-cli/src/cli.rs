@@ -34,8 +34,8 @@ pub enum Command {
     Soak(soak::SoakArgs),
     /// Continuous-time collision detection: event-driven simulation of moving circles/spheres.
     Ccd(ccd::CcdArgs),
-    /// Tries every algorithm and its main options on your scene; ranks them by total_ms_mean,
-    /// writes the best.
+    /// Tries every algorithm and its main options on your scene; ranks them by
+    /// total_ms_median over alternating rounds, writes the best and the command that runs it.
     Recommend(recommend::RecommendArgs),
     /// Serves a live web viewer on 127.0.0.1 (the URL is the first line printed): the
     /// scene's boxes, the algorithm's structure and its timings, or with --ccd the
