@@ -175,3 +175,21 @@ fn clap_errors_are_one_line_with_exit_code_2() {
     refused(&["no-such-command"]);
     refused(&["verify", "--steps", "many"]);
 }
+
+#[test]
+fn a_bad_scene_flag_is_reported_against_the_flag_in_sweep_too() {
+    let out = common::temp_dir("wording", "sweep-flag");
+    let line = refused(&[
+        "sweep",
+        "--param",
+        "objects",
+        "--values",
+        "20",
+        "--mean-speed",
+        "-3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(line.starts_with("error: --mean-speed: "), "{line}");
+    assert!(!line.contains("--param"), "{line}");
+}

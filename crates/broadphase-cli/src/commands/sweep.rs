@@ -134,7 +134,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         algorithms,
         fit_range: None,
     };
-    let outcome = run_sweep(&spec, &args.out, "")?;
+    let outcome = run_sweep(&spec, &args.out, "").map_err(|e| args.scene.explain(e))?;
     report(&outcome, &args.out)
 }
 
@@ -184,11 +184,18 @@ fn scenes(spec: &SweepSpec) -> anyhow::Result<Vec<Scene>> {
     spec.values
         .iter()
         .map(|value| {
+            // An error about another field comes from the scene or its flags, not the value.
+            let at_value = |e: anyhow::Error| {
+                if e.to_string().contains(&format!("field `{}`", spec.param)) {
+                    anyhow::anyhow!("--param {} = {value}: {e}", spec.param)
+                } else {
+                    e
+                }
+            };
             let mut b = spec.base.clone();
             b.set(&spec.param, value)
                 .map_err(|e| anyhow::anyhow!("--param {} = {value}: {e}", spec.param))?;
-            b.build()
-                .map_err(|e| anyhow::anyhow!("--param {} = {value}: {e}", spec.param))
+            b.build().map_err(|e| at_value(e.into()))
         })
         .collect()
 }

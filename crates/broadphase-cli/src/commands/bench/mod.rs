@@ -283,7 +283,7 @@ fn header(args: &BenchArgs, plan: &Plan) -> String {
     };
     format!(
         "bench: {scene}, {} objects, {} warm-up + {} per run, {}; CPU {}\n{}; rows sorted by \
-         total_ms_median",
+         total_ms_median (the median of the steps' totals, not the sum of the parts' medians)",
         objects.join(", "),
         first.warmup,
         count(first.steps, "measured step"),
