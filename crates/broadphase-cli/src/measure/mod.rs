@@ -70,7 +70,13 @@ impl Measurement {
             min: self.total.min,
             p95: self.total.p95,
             rounds: self.round_totals.clone(),
-            samples: self.steps,
+            // A phased scene's steps differ by design (calm, then a burst): only its rounds
+            // say whether the machine was busy.
+            samples: if self.phases.is_empty() {
+                self.steps
+            } else {
+                0
+            },
         }
     }
 }
@@ -376,4 +382,30 @@ fn run_queries(
         bp.raycast(&ray, CollisionFilter::ALL, hits);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phased_scene_is_judged_by_its_rounds_only() {
+        let mut m = Measurement {
+            algorithm: "grid".into(),
+            steps: 100,
+            ..Default::default()
+        };
+        m.total = Summary {
+            median: 1.0,
+            min: 0.1,
+            p95: 20.0,
+            max: 30.0,
+            mean: 2.0,
+        };
+        assert!(noise::assess(&[m.spread()]).is_some());
+        m.phases = vec![PhaseMeasurement::default()];
+        assert_eq!(noise::assess(&[m.spread()]), None);
+        m.round_totals = vec![1.0, 3.0];
+        assert!(noise::assess(&[m.spread()]).is_some());
+    }
 }
