@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{bench, ccd, prune, recommend, reproduce, soak, sweep, verify, view};
 
@@ -34,13 +34,52 @@ pub enum Command {
     Soak(soak::SoakArgs),
     /// Continuous-time collision detection: event-driven simulation of moving circles/spheres.
     Ccd(ccd::CcdArgs),
-    /// Tries every algorithm and its main options on your scene; ranks them by total_ms_mean,
-    /// writes the best.
+    /// Tries every algorithm and its main options on your scene; ranks them by
+    /// total_ms_median over alternating rounds, writes the best and the command that runs it.
     Recommend(recommend::RecommendArgs),
     /// Serves a live web viewer on 127.0.0.1 (the URL is the first line printed): the
     /// scene's boxes, the algorithm's structure and its timings, or with --ccd the
     /// continuous-time simulation.
     View(view::ViewArgs),
+}
+
+impl Cli {
+    /// Parses the process's arguments. Every flag that takes a value accepts a negative
+    /// number as that value, so that `--mean-speed -3` reaches the flag's own range check
+    /// (which names the flag and its range) instead of being read as an unknown flag.
+    pub fn parse_args() -> Result<Self, clap::Error> {
+        let mut command = Self::command().mut_subcommands(|sub| {
+            sub.mut_args(|arg| {
+                if arg.get_action().takes_values() {
+                    arg.allow_negative_numbers(true)
+                } else {
+                    arg
+                }
+            })
+        });
+        let matches = command.try_get_matches_from_mut(std::env::args_os())?;
+        Self::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
+    }
+}
+
+/// A parse error as the one line every refused input gets: clap's first line (`error: …`),
+/// with its tips (a similar flag, how to pass a value starting with `-`) after it on the
+/// same line, and where to read more.
+pub fn one_line_error(error: &clap::Error) -> String {
+    let text = error.render().to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("error: invalid arguments");
+    let mut line = if first.starts_with("error:") {
+        first.to_string()
+    } else {
+        format!("error: {first}")
+    };
+    for tip in lines.filter(|l| l.starts_with("tip:")) {
+        line.push_str("; ");
+        line.push_str(tip);
+    }
+    line.push_str(" (see --help)");
+    line
 }
 
 impl Command {

@@ -16,23 +16,26 @@ mod options;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
     if let Err(e) = interrupt::install() {
         console::note!("error: cannot handle interruption: {e}");
         return ExitCode::from(2);
     }
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::Cli::parse_args() {
         Ok(cli) => cli,
-        Err(e) => {
-            // Help and version go to stdout with success; usage errors exit with 2.
+        Err(e) if !e.use_stderr() => {
+            // Help and version go to stdout with success.
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // `broadphase` alone: the list of commands is the useful answer.
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            console::note!("{}", cli::one_line_error(&e));
+            return ExitCode::from(2);
         }
     };
     // Buffered output is flushed here, so that its write errors are reported like the others.

@@ -153,6 +153,6 @@ fn reproduce_small_table_5_2_writes_files() {
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("discrete time (dt = 1)"), "{stdout}");
-    assert!(dir.join("ccd-table-5.2.csv").exists() && dir.join("ccd-table-5.2.md").exists());
+    assert!(dir.join("results.csv").exists() && dir.join("summary.md").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }

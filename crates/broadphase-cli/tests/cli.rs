@@ -39,27 +39,27 @@ fn sweep_writes_csv_charts_and_summary() {
     assert_eq!(
         lines.next().unwrap(),
         "param,value,algorithm,objects,steps,set_aabbs_ms_median,update_ms_median,narrow_ms_median,\
-         total_ms_median,total_ms_mean,total_ms_p95,total_ms_max,total_ms_sum,vs_fastest,\
+         total_ms_median,total_ms_mean,total_ms_p95,total_ms_max,total_ms_sum,vs_fastest,vs_fastest_min,\
          possible_pairs_mean,actual_pairs_mean,bytes_per_proxy,stopped_at_step"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 8);
     for row in &rows {
-        assert_eq!(row.len(), 18);
+        assert_eq!(row.len(), 19);
         assert_eq!(row[0], "objects");
         assert_eq!(row[1], row[3]);
-        for x in &row[4..17] {
+        for x in &row[4..18] {
             assert!(x.parse::<f64>().unwrap() >= 0.0);
         }
         // No run of a sweep stops early.
-        assert_eq!(row[17], "");
+        assert_eq!(row[18], "");
     }
     // Every algorithm reports the same pairs at the same value.
     for value in ["20", "60"] {
         let pairs: Vec<&str> = rows
             .iter()
             .filter(|r| r[1] == value)
-            .map(|r| r[14])
+            .map(|r| r[15])
             .collect();
         assert!(pairs.windows(2).all(|w| w[0] == w[1]), "{pairs:?}");
     }

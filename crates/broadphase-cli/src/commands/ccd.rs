@@ -144,7 +144,7 @@ pub fn run_ccd(args: &CcdArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     }
     // A body's motion, mass, events, calendar entries and cells, with growth slack.
     crate::options::budget::Budget::available().check(
-        &format!("ccd on {} bodies", args.objects),
+        &format!("ccd on {}", crate::console::count(args.objects, "body")),
         args.objects as u128 * 2048,
     )?;
     let time_cap = match args.time_cap {
@@ -248,7 +248,7 @@ pub struct CcdReproduceArgs {
     seconds: f64,
     /// ccd tables: scene seed.
     #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub seed: u64,
     /// ccd-table-5.1: largest N for swept-bvh and calendar.
     #[arg(long, default_value_t = 1 << 17)]
     max_objects: usize,
@@ -269,12 +269,13 @@ pub struct CcdReproduceArgs {
 pub const CCD_REPRODUCTIONS: [&str; 2] = ["ccd-table-5.1", "ccd-table-5.2"];
 
 /// Runs reproduction `name` (`ccd-table-5.1` or `ccd-table-5.2`): the Markdown table goes to
-/// `out`, progress to stderr, and with `out_dir` the table (`NAME.md`) and rows (`NAME.csv`)
-/// are also written there.
+/// `out`, progress to stderr, and with `out_dir` the files every preset of `reproduce`
+/// writes: `summary.md` (`preamble`, the source's claim, then the table) and `results.csv`.
 pub fn run_reproduce_ccd(
     name: &str,
     out_dir: Option<&Path>,
     args: &CcdReproduceArgs,
+    preamble: &str,
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitCode> {
     // An unwritable directory is an error before the long run, not after it.
@@ -324,8 +325,9 @@ pub fn run_reproduce_ccd(
     };
     write!(out, "{markdown}")?;
     if let Some(dir) = out_dir {
-        write_atomically(&dir.join(format!("{name}.md")), markdown.as_bytes())?;
-        write_atomically(&dir.join(format!("{name}.csv")), csv.as_bytes())?;
+        let summary = format!("# {name}\n\n{preamble}\n## Measured here\n\n{markdown}");
+        write_atomically(&dir.join("results.csv"), csv.as_bytes())?;
+        write_atomically(&dir.join("summary.md"), summary.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -18,6 +18,7 @@ use crate::export::quantity::{
     VS_COMPLETE_PAIRS, WORKLOAD,
 };
 use crate::export::{emit, Format, Report, Statistic, Table, Value};
+use crate::measure::noise::{self, Spread};
 use crate::measure::stats::summarize;
 
 /// Brute force runs only up to this many boxes (it is quadratic).
@@ -108,9 +109,12 @@ fn report(args: &PruneArgs, objects: usize, rows: &[PruneRow]) -> Report {
         POSSIBLE_PAIRS.plain().into(),
         NS_PER_BOX.plain().into(),
         VS_COMPLETE_PAIRS.plain().into(),
+        VS_COMPLETE_PAIRS.with(Statistic::Min).into(),
     ];
     let mut table = Table::new("rows", fields);
     let base = rows.first().map_or(f64::NAN, |r| r.median_ms);
+    // The same ratio of the fastest runs: far from the medians' ratio, the machine was busy.
+    let base_min = rows.first().map_or(f64::NAN, |r| r.min_ms);
     for r in rows {
         table.push(vec![
             Value::text(&r.method),
@@ -120,6 +124,7 @@ fn report(args: &PruneArgs, objects: usize, rows: &[PruneRow]) -> Report {
             Value::int(r.pairs),
             Value::Float(r.ns_per_box),
             Value::Float(r.median_ms / base),
+            Value::Float(r.min_ms / base_min),
         ]);
     }
     Report {
@@ -129,7 +134,7 @@ fn report(args: &PruneArgs, objects: usize, rows: &[PruneRow]) -> Report {
             (THREADS.plain(), Value::int(args.threads)),
             (REPEAT.plain(), Value::int(args.repeat)),
             (SEED.plain(), Value::Int(args.seed)),
-            (CPU.plain(), Value::text(cpu_model())),
+            (CPU.plain(), Value::text(crate::measure::cpu_model())),
         ],
         ..Report::of(table)
     }
@@ -145,7 +150,10 @@ pub fn run(args: &PruneArgs) -> anyhow::Result<ExitCode> {
     );
     let budget = Budget::available();
     let reserved = args.objects as u128 * BYTES_PER_BOX;
-    budget.check(&format!("prune on {} boxes", args.objects), reserved)?;
+    budget.check(
+        &format!("prune on {}", crate::console::count(args.objects, "box")),
+        reserved,
+    )?;
     let boxes = generate(args.workload, args.objects, args.seed);
     let n = boxes.len();
 
@@ -169,9 +177,8 @@ pub fn run(args: &PruneArgs) -> anyhow::Result<ExitCode> {
     let mut our_pairs = pairs.clone();
     our_pairs.sort_unstable();
     let name = format!(
-        "complete_pairs ({} thread{})",
-        args.threads,
-        plural(args.threads)
+        "complete_pairs ({})",
+        crate::console::count(args.threads, "thread")
     );
     let mut rows = vec![row(name, &ours, n)];
 
@@ -215,6 +222,20 @@ pub fn run(args: &PruneArgs) -> anyhow::Result<ExitCode> {
         args.format,
         &mut std::io::stdout().lock(),
     )?;
+    let spreads: Vec<_> = rows
+        .iter()
+        .map(|r| Spread {
+            name: r.method.clone(),
+            median: r.median_ms,
+            min: r.min_ms,
+            p95: f64::NAN,
+            rounds: Vec::new(),
+            samples: r.runs,
+        })
+        .collect();
+    if let Some(noise) = noise::assess(&spreads) {
+        crate::console::note!("{}", noise::warning(&noise, "--repeat", args.repeat));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -322,26 +343,6 @@ fn row(method: String, timing: &Timing, n: usize) -> PruneRow {
         pairs: timing.pairs,
         ns_per_box: summary.median * 1e6 / n.max(1) as f64,
     }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|line| line.starts_with("model name"))
-                .and_then(|line| line.split(':').nth(1))
-                .map(|model| model.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Every overlapping pair `(i, j)`, `i < j`, by testing all of them, sorted.

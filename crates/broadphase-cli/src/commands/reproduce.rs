@@ -116,7 +116,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "thesis-stationary",
         source: "[Zych16, ch. 4.2, Figs. 4.16–4.19]",
-        claim: "More stationary objects make every algorithm faster, roughly linearly with a mild slope; possible and actual collisions fall, and so do update-AABB and narrow-phase times.",
+        claim: "More stationary objects make every algorithm faster, roughly linearly with a mild slope; possible and actual collisions fall, and so do set_aabbs_ms and narrow_ms.",
         settings: &[],
         param: "stationary_fraction",
         values: &["0", "0.2", "0.4", "0.6", "0.8", "0.95"],
@@ -127,7 +127,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "thesis-velocity",
         source: "[Zych16, ch. 4.2, Figs. 4.20–4.23]",
-        claim: "Faster objects mean more possible and actual collisions and more update-AABB work; the effect is strong at first and weakens at high speeds. SAP is the most sensitive to the loss of coherence.",
+        claim: "Faster objects mean more possible and actual collisions and more set_aabbs_ms work; the effect is strong at first and weakens at high speeds. SAP is the most sensitive to the loss of coherence.",
         settings: &[],
         param: "mean_speed",
         values: &["0", "10", "40", "160", "640", "2400"],
@@ -241,18 +241,72 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
+/// One continuous-time experiment: runs of `broadphase-ccd`, not a sweep of the workbench.
+#[derive(Debug)]
+pub struct CcdPreset {
+    /// Its name on the command line (one of [`super::ccd::CCD_REPRODUCTIONS`]).
+    pub name: &'static str,
+    /// Source and table.
+    pub source: &'static str,
+    /// What the source's table shows, to compare with the measurement.
+    pub claim: &'static str,
+    /// What a run does, for `--list`.
+    pub what: &'static str,
+}
+
+/// The continuous-time experiments, after the sweeps in `--list`.
+pub const CCD_PRESETS: &[CcdPreset] = &[
+    CcdPreset {
+        name: "ccd-table-5.1",
+        source: "[Kaya16, Table 5.1]",
+        claim: "Running time by number of bodies and method: the all-pairs search grows with the square of N, the spatial methods close to linearly, so they pull ahead as N grows.",
+        what: "event-driven runs of each method, N doubling",
+    },
+    CcdPreset {
+        name: "ccd-table-5.2",
+        source: "[Kaya16, Table 5.2]",
+        claim: "Discrete time steps against the exact event-driven simulation: a discrete step misses collisions and lets bodies overlap, more so as the step grows; the exact simulation misses none.",
+        what: "discrete time steps beside the exact run",
+    },
+];
+
+/// Every experiment's name, in the order `--list` shows them.
+pub fn names() -> Vec<&'static str> {
+    PRESETS
+        .iter()
+        .map(|p| p.name)
+        .chain(CCD_PRESETS.iter().map(|p| p.name))
+        .collect()
+}
+
+/// The error for an experiment that does not exist: it lists every one, as `--list` does.
+fn unknown(name: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "unknown experiment '{name}' (known: {}; see --list)",
+        names().join(", ")
+    )
+}
+
 /// The preset called `name`.
 pub fn find(name: &str) -> anyhow::Result<&'static Preset> {
-    PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
-        anyhow::anyhow!(
-            "unknown experiment '{name}' (known: {}; see --list)",
-            PRESETS
-                .iter()
-                .map(|p| p.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    })
+    PRESETS
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| unknown(name))
+}
+
+/// The seed a sweep preset's runs use: the one its scene gets with these arguments.
+fn sweep_seed(preset: &Preset, args: &ReproduceArgs) -> anyhow::Result<u64> {
+    let spec = spec(preset, args)?;
+    let mut b = spec.base.clone();
+    b.set(&spec.param, &spec.values[0])?;
+    Ok(b.build()?.seed)
+}
+
+/// The source's claim as the first lines of the output, beside the measurement that follows.
+fn print_claim(source: &str, claim: &str) -> anyhow::Result<()> {
+    crate::console::out!("source's claim {source}: {claim}\n")?;
+    Ok(())
 }
 
 /// The sweep of a preset: its scene, values and algorithms, with the command's overrides.
@@ -297,17 +351,21 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     if args.list {
         for p in PRESETS {
             crate::console::out!(
-                "{:<24} {} — sweep of {} over {}",
+                "{:<24} {} — sweep of {} over {}; seed {}",
                 p.name,
                 p.source,
                 p.param,
-                p.values.join(", ")
+                p.values.join(", "),
+                sweep_seed(p, args)?
             )?;
         }
-        for name in super::ccd::CCD_REPRODUCTIONS {
+        for p in CCD_PRESETS {
             crate::console::out!(
-                "{name:<24} [Kaya16, Table {}] — event-driven runs",
-                &name[10..]
+                "{:<24} {} — {}; seed {}",
+                p.name,
+                p.source,
+                p.what,
+                args.ccd.seed
             )?;
         }
         return Ok(ExitCode::SUCCESS);
@@ -315,24 +373,29 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     let Some(name) = &args.name else {
         anyhow::bail!("reproduce needs an experiment name (see --list)");
     };
-    if super::ccd::CCD_REPRODUCTIONS.contains(&name.as_str()) {
+    let out = args
+        .out
+        .as_ref()
+        .ok_or_else(|| anyhow::anyhow!("reproduce needs --out DIR"));
+    if let Some(preset) = CCD_PRESETS.iter().find(|p| p.name == name) {
+        let out = out?;
+        print_claim(preset.source, preset.claim)?;
+        let preamble = format!("## Source's claim {}\n\n{}\n", preset.source, preset.claim);
         return super::ccd::run_reproduce_ccd(
             name,
-            args.out.as_deref(),
+            Some(out),
             &args.ccd,
+            &preamble,
             &mut std::io::stdout().lock(),
         );
     }
     let preset = find(name)?;
-    let out = args
-        .out
-        .as_ref()
-        .ok_or_else(|| anyhow::anyhow!("reproduce needs --out DIR"))?;
+    let out = out?;
     let spec = spec(preset, args)?;
     let mut preamble = String::new();
     let _ = writeln!(
         preamble,
-        "## Source's claim ({})\n\n{}\n\nAlgorithm names here: `brute-force` is the naive \
+        "## Source's claim {}\n\n{}\n\nAlgorithm names here: `brute-force` is the naive \
          approach, `sap` incremental sweep and prune, `sort-and-sweep` the full-sort variant, \
          `parry-bvh` and `rapier` dynamic BVHs (the counterpart of btDbvt in [Zych16, ch. 4.1]); grids and \
          trees appear under their own names when registered. Sizes here are {} (`--full` for the \
@@ -345,6 +408,7 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             "reduced to finish in minutes on 2 cores"
         }
     );
+    print_claim(preset.source, preset.claim)?;
     let outcome = run_sweep(&spec, out, &preamble)?;
     report(&outcome, out)
 }
@@ -388,5 +452,8 @@ mod tests {
         }
         assert_eq!(PRESETS.len(), 12);
         assert!(find("thesis-nope").is_err());
+        let ccd: Vec<&str> = CCD_PRESETS.iter().map(|p| p.name).collect();
+        assert_eq!(ccd, super::super::ccd::CCD_REPRODUCTIONS);
+        assert_eq!(names().len(), PRESETS.len() + CCD_PRESETS.len());
     }
 }

@@ -9,6 +9,8 @@ use broadphase::verify::{Scenario, SplitMix64, Verifier};
 use broadphase::BroadPhase;
 use clap::Args;
 
+use crate::console::count;
+
 /// Options of `broadphase soak`.
 #[derive(Debug, Args)]
 pub struct SoakArgs {
@@ -38,8 +40,8 @@ pub struct SoakArgs {
     seed: u64,
     /// Allowed growth of memory between the end of the first round of scenarios and the end,
     /// as a factor: each structure's own (plus 1 MiB) and the process's resident memory (plus
-    /// `RESIDENT_SLACK`).
-    #[arg(long, default_value_t = 1.5)]
+    /// the resident slack, stated in the help text).
+    #[arg(long, default_value_t = 1.5, help = memory_growth_help())]
     memory_growth: f64,
 }
 
@@ -48,6 +50,17 @@ const IDENTICAL_OBJECTS: usize = 100;
 
 /// Resident memory growth allowed beyond `--memory-growth` (allocator slack, stdout buffers).
 const RESIDENT_SLACK: u64 = 64 << 20;
+
+/// `--memory-growth`'s help, with the slack in MiB (the constant's name means nothing to a
+/// user).
+fn memory_growth_help() -> String {
+    format!(
+        "Allowed growth of memory between the end of the first round of scenarios and the \
+         end, as a factor: each structure's own (plus 1 MiB) and the process's resident memory \
+         (plus {} MiB)",
+        RESIDENT_SLACK >> 20
+    )
+}
 
 /// `peak[i] = max(peak[i], round[i])`.
 fn sample_max(peak: &mut [usize], round: &[usize]) {
@@ -112,14 +125,14 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
     let soaked = drive(&mut verifier, args);
     let report = verifier.report().clone();
     crate::console::out!(
-        "soak: {} algorithms, {} steps, {} operations in {:.1} s ({:.0} ops/s), {} checks, {} mismatches",
-        report.algorithms,
-        soaked.steps,
-        soaked.ops,
+        "soak: {}, {}, {} in {:.1} s ({:.0} ops/s), {}, {}",
+        count(report.algorithms, "algorithm"),
+        count(soaked.steps, "step"),
+        count(soaked.ops, "operation"),
         soaked.elapsed,
         soaked.ops as f64 / soaked.elapsed,
-        report.checks,
-        report.mismatches
+        count(report.checks, "check"),
+        count(report.mismatches, "mismatch")
     )?;
     crate::console::out!(
         "memory: resident {} at start, {} after round 1, {} at end (peak {})",
@@ -134,7 +147,10 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<ExitCode> {
         failed = true;
     }
     if let Some(first) = &report.first_mismatch {
-        println!("FAILED: {} mismatches; first: {first}", report.mismatches);
+        println!(
+            "FAILED: {}; first: {first}",
+            count(report.mismatches, "mismatch")
+        );
         failed = true;
     }
     failed |= resident_grew(args, &soaked)?;

@@ -134,7 +134,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         algorithms,
         fit_range: None,
     };
-    let outcome = run_sweep(&spec, &args.out, "")?;
+    let outcome = run_sweep(&spec, &args.out, "").map_err(|e| args.scene.explain(e))?;
     report(&outcome, &args.out)
 }
 
@@ -151,6 +151,21 @@ pub fn report(outcome: &SweepOutcome, out: &Path) -> anyhow::Result<ExitCode> {
         out.join("summary.md").display()
     ));
     emit(&report, Format::Table, &mut std::io::stdout().lock())?;
+    // The fitted exponents and the fastest algorithm at each value rest on medians; a busy
+    // machine skews them (brute force "cubic"), so say so.
+    let spreads: Vec<_> = outcome
+        .rows
+        .iter()
+        .filter(|r| !crate::measure::unmeasured(&r.measurement))
+        .map(|r| r.measurement.spread())
+        .collect();
+    if let Some(noise) = crate::measure::noise::assess(&spreads) {
+        let steps = outcome.rows.first().map_or(0, |r| r.measurement.steps);
+        crate::console::note!(
+            "{}",
+            crate::measure::noise::warning(&noise, "--steps", steps)
+        );
+    }
     for d in &outcome.disagreements {
         crate::console::note!("error: {d}");
     }
@@ -169,11 +184,18 @@ fn scenes(spec: &SweepSpec) -> anyhow::Result<Vec<Scene>> {
     spec.values
         .iter()
         .map(|value| {
+            // An error about another field comes from the scene or its flags, not the value.
+            let at_value = |e: anyhow::Error| {
+                if e.to_string().contains(&format!("field `{}`", spec.param)) {
+                    anyhow::anyhow!("--param {} = {value}: {e}", spec.param)
+                } else {
+                    e
+                }
+            };
             let mut b = spec.base.clone();
             b.set(&spec.param, value)
                 .map_err(|e| anyhow::anyhow!("--param {} = {value}: {e}", spec.param))?;
-            b.build()
-                .map_err(|e| anyhow::anyhow!("--param {} = {value}: {e}", spec.param))
+            b.build().map_err(|e| at_value(e.into()))
         })
         .collect()
 }
@@ -312,6 +334,7 @@ fn write_charts(spec: &SweepSpec, results: &Table, out: &Path) -> anyhow::Result
             y: column,
             x_values: &spec.values,
             series,
+            power_law: spec.param == "objects",
         };
         write_chart(out, &chart)?;
     }
@@ -482,13 +505,13 @@ fn summary(
     s.push_str(preamble);
     let _ = writeln!(
         s,
-        "## Measured here\n\n`value` is the value of `{}`: {}; {} warm-up + {} measured steps \
+        "## Measured here\n\n`value` is the value of `{}`: {}; {} warm-up + {} \
          per run. Columns as in docs/outputs.md. Fastest algorithm (`total_ms_median`) at each \
          value, and the runner-up's `vs_fastest`:\n\n{}",
         spec.param,
         spec.values.join(", "),
         first.warmup,
-        first.steps,
+        crate::console::count(first.steps, "measured step"),
         markdown::table(&winners_table(outcome))
     );
     if let Some(adaptive) = adaptive_table(spec, outcome) {

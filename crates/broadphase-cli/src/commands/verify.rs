@@ -28,8 +28,8 @@ pub struct VerifyArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Only this scenario: mixed, identical, plane, huge-and-tiny, far, touching (default: all).
-    #[arg(long)]
+    /// Only this scenario (default: all); the list is the library's own, so none is left out.
+    #[arg(long, help = scenario_help())]
     scenario: Option<String>,
     /// Make `adaptive` switch to the next algorithm every N steps, whatever the times, to
     /// check that switching never changes the pairs or events.
@@ -44,6 +44,12 @@ pub struct VerifyArgs {
     /// `dynamic-tree`: leaf box margin (default: the library's).
     #[arg(long)]
     tree_margin: Option<f32>,
+}
+
+/// `--scenario`'s help: every scenario of [`Scenario::ALL`].
+fn scenario_help() -> String {
+    let names: Vec<String> = Scenario::ALL.iter().map(|s| s.to_string()).collect();
+    format!("Only this scenario: {} (default: all)", names.join(", "))
 }
 
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -104,15 +110,24 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     for algorithm in verifier.algorithms() {
         let switches = algorithm.diagnostics().switches;
         if !switches.is_empty() {
-            crate::console::out!("{}: {} switches", algorithm.name(), switches.len())?;
+            crate::console::out!(
+                "{}: {}",
+                algorithm.name(),
+                crate::console::count(switches.len(), "switch")
+            )?;
         }
     }
     if let Some(first) = &report.first_mismatch {
         crate::console::out!("first mismatch: {first}")?;
     }
+    use crate::console::count;
     crate::console::out!(
-        "verify: {} algorithms, {} steps, {} checks, {} mismatches ({} updates refused on a pair limit)",
-        report.algorithms, report.steps, report.checks, report.mismatches, report.refused
+        "verify: {}, {}, {}, {} ({} refused on a pair limit)",
+        count(report.algorithms, "algorithm"),
+        count(report.steps, "step"),
+        count(report.checks, "check"),
+        count(report.mismatches, "mismatch"),
+        count(report.refused, "update")
     )?;
     Ok(if report.mismatches == 0 {
         ExitCode::SUCCESS

@@ -71,6 +71,40 @@ pub fn emit(report: &Report, format: Format, out: &mut dyn Write) -> anyhow::Res
     Ok(())
 }
 
+/// One line saying the unit of each quantity among `fields` that has one, and what the
+/// statistics are: `units: set_aabbs_ms, total_ms: ms per step; bytes_per_proxy: bytes; …`.
+/// Taken from the quantity table, so the legend names every quantity as the columns do.
+pub fn units_legend(fields: &[Field]) -> String {
+    let mut units: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut statistics: Vec<Statistic> = Vec::new();
+    for field in fields.iter().filter(|f| f.audience.shown(true)) {
+        let quantity = field.column.quantity;
+        if let Some(s) = field.column.statistic {
+            if !statistics.contains(&s) {
+                statistics.push(s);
+            }
+        }
+        if quantity.unit.is_empty() {
+            continue;
+        }
+        match units.iter_mut().find(|(unit, _)| *unit == quantity.unit) {
+            Some((_, keys)) if keys.contains(&quantity.key) => {}
+            Some((_, keys)) => keys.push(quantity.key),
+            None => units.push((quantity.unit, vec![quantity.key])),
+        }
+    }
+    let units: Vec<String> = units
+        .iter()
+        .map(|(unit, keys)| format!("{}: {unit}", keys.join(", ")))
+        .collect();
+    let statistics: Vec<&str> = statistics.iter().map(|s| s.suffix()).collect();
+    format!(
+        "units: {}; statistics over the measured steps: {}",
+        units.join("; "),
+        statistics.join(", ")
+    )
+}
+
 /// One cell.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {

@@ -2,9 +2,12 @@
 //! columns a measured run is written as.
 
 mod columns;
+pub mod noise;
 pub mod stats;
 
-pub use columns::{fastest_total, phase_children, phase_values, run_fields, run_values};
+pub use columns::{
+    fastest_total, phase_children, phase_values, run_fields, run_values, unmeasured,
+};
 
 use std::time::Instant;
 
@@ -54,6 +57,28 @@ pub struct Measurement {
     pub stopped: Option<(usize, f64)>,
     /// For `adaptive`: seconds spent choosing and seconds in updates.
     pub choice_overhead: Option<broadphase::ChoiceOverhead>,
+    /// With `bench --rounds R > 1`: each round's `total_ms_median`, in the order run.
+    pub round_totals: Vec<f64>,
+}
+
+impl Measurement {
+    /// The spread of the run's total step time, to judge whether the machine was busy.
+    pub fn spread(&self) -> noise::Spread {
+        noise::Spread {
+            name: self.algorithm.clone(),
+            median: self.total.median,
+            min: self.total.min,
+            p95: self.total.p95,
+            rounds: self.round_totals.clone(),
+            // A phased scene's steps differ by design (calm, then a burst): only its rounds
+            // say whether the machine was busy.
+            samples: if self.phases.is_empty() {
+                self.steps
+            } else {
+                0
+            },
+        }
+    }
 }
 
 impl Measurement {
@@ -108,8 +133,9 @@ pub fn measure_until(
         + (scene.warmup as u128 + scene.steps as u128) * BYTES_PER_STEP;
     budget.check(
         &format!(
-            "{name} on {objects} objects over {} steps",
-            scene.warmup + scene.steps
+            "{name} on {} over {}",
+            crate::console::count(objects, "object"),
+            crate::console::count(scene.warmup + scene.steps, "step")
         ),
         reserved,
     )?;
@@ -177,6 +203,19 @@ pub fn measure_until(
         choice_overhead: diagnostics.choice_overhead,
         ..samples.summarize(scene, queries > 0)
     })
+}
+
+/// The processor's model name (`model name` of /proc/cpuinfo), or "unknown".
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split(':').nth(1))
+                .map(|model| model.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Bytes a measured run takes per object, beyond its pairs: the world's object, the proxy,
@@ -343,4 +382,30 @@ fn run_queries(
         bp.raycast(&ray, CollisionFilter::ALL, hits);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phased_scene_is_judged_by_its_rounds_only() {
+        let mut m = Measurement {
+            algorithm: "grid".into(),
+            steps: 100,
+            ..Default::default()
+        };
+        m.total = Summary {
+            median: 1.0,
+            min: 0.1,
+            p95: 20.0,
+            max: 30.0,
+            mean: 2.0,
+        };
+        assert!(noise::assess(&[m.spread()]).is_some());
+        m.phases = vec![PhaseMeasurement::default()];
+        assert_eq!(noise::assess(&[m.spread()]), None);
+        m.round_totals = vec![1.0, 3.0];
+        assert!(noise::assess(&[m.spread()]).is_some());
+    }
 }

@@ -1,9 +1,10 @@
 //! Summary statistics of per-step measurements.
 
-/// Median, 95th percentile, maximum and mean of a sample.
+/// Median, 95th percentile, maximum, minimum and mean of a sample.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Summary {
     pub median: f64,
+    pub min: f64,
     pub p95: f64,
     pub max: f64,
     pub mean: f64,
@@ -24,6 +25,7 @@ pub fn summarize(values: &mut [f64]) -> Summary {
     let p95 = values[((n as f64 * 0.95).ceil() as usize).clamp(1, n) - 1];
     Summary {
         median,
+        min: values[0],
         p95,
         max: values[n - 1],
         mean: values.iter().sum::<f64>() / n as f64,

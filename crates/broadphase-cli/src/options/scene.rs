@@ -103,11 +103,18 @@ impl SceneArgs {
         Ok(builder)
     }
 
-    /// Where the scene comes from, for a report: the file, or the defaults.
-    pub fn source(&self) -> String {
-        self.scene
-            .as_ref()
-            .map_or("the default scene".to_string(), |p| p.display().to_string())
+    /// A scene's error, led by the flag that set the field it names (`--mean-speed: field
+    /// `mean_speed`: …`), so that a bad flag value is reported against the flag.
+    pub fn explain(&self, error: impl std::fmt::Display) -> anyhow::Error {
+        let text = error.to_string();
+        match self
+            .overrides
+            .iter()
+            .find(|(field, _)| text.contains(&format!("field `{field}`")))
+        {
+            Some((field, _)) => anyhow::anyhow!("--{}: {text}", field.replace('_', "-")),
+            None => anyhow::anyhow!("{text}"),
+        }
     }
 }
 

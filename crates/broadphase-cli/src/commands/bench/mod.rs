@@ -85,12 +85,23 @@ struct Outcome {
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let plan = plan(args)?;
-    let outcome = measure_all(args, &plan)?;
-    emit(
-        &report(&outcome.runs, args.queries > 0),
-        args.format,
-        &mut std::io::stdout().lock(),
-    )?;
+    let mut outcome = measure_all(args, &plan)?;
+    sort_by_total(&mut outcome.runs, plan.names.len());
+    let mut report = report(&outcome.runs, args.queries > 0);
+    report.tables[0].title = Some(header(args, &plan));
+    emit(&report, args.format, &mut std::io::stdout().lock())?;
+    let spreads: Vec<_> = outcome
+        .runs
+        .iter()
+        .filter(|m| !crate::measure::unmeasured(m))
+        .map(Measurement::spread)
+        .collect();
+    if let Some(noise) = crate::measure::noise::assess(&spreads) {
+        crate::console::note!(
+            "{}",
+            crate::measure::noise::warning(&noise, "--rounds", args.rounds)
+        );
+    }
     for d in &outcome.disagreements {
         crate::console::note!("error: {d}");
     }
@@ -191,7 +202,7 @@ fn algorithm_options(
 fn scenes(args: &BenchArgs) -> anyhow::Result<Vec<Scene>> {
     let builder = args.scene.builder(INTERACTIVE_DEFAULTS)?;
     if args.objects.is_empty() {
-        return Ok(vec![builder.build()?]);
+        return Ok(vec![builder.build().map_err(|e| args.scene.explain(e))?]);
     }
     args.objects
         .iter()
@@ -199,7 +210,7 @@ fn scenes(args: &BenchArgs) -> anyhow::Result<Vec<Scene>> {
             let mut b = builder.clone();
             b.set("objects", &objects.to_string())
                 .map_err(|e| anyhow::anyhow!("--objects: {e}"))?;
-            b.build().map_err(|e| anyhow::anyhow!("--objects: {e}"))
+            b.build().map_err(|e| args.scene.explain(e))
         })
         .collect()
 }
@@ -248,6 +259,40 @@ fn measure_all(args: &BenchArgs, plan: &Plan) -> anyhow::Result<Outcome> {
     Ok(outcome)
 }
 
+/// Each scene's runs (`per_scene` consecutive runs) fastest first by `total_ms_median`; runs
+/// that measured nothing last.
+fn sort_by_total(runs: &mut [Measurement], per_scene: usize) {
+    for scene in runs.chunks_mut(per_scene.max(1)) {
+        scene.sort_by(|a, b| {
+            crate::measure::unmeasured(a)
+                .cmp(&crate::measure::unmeasured(b))
+                .then(a.total.median.total_cmp(&b.total.median))
+        });
+    }
+}
+
+/// The lines above the table for people: what ran (scene, objects, steps, rounds, processor)
+/// and what the columns' units are.
+fn header(args: &BenchArgs, plan: &Plan) -> String {
+    use crate::console::count;
+    let objects: Vec<String> = plan.scenes.iter().map(|s| s.objects.to_string()).collect();
+    let first = &plan.scenes[0];
+    let scene = match &args.scene.scene {
+        Some(path) => format!("scene {}", path.display()),
+        None => "the default scene [Zych16, ch. 4.1]".to_string(),
+    };
+    format!(
+        "bench: {scene}, {} objects, {} warm-up + {} per run, {}; CPU {}\n{}; rows sorted by \
+         total_ms_median (the median of the steps' totals, not the sum of the parts' medians)",
+        objects.join(", "),
+        first.warmup,
+        count(first.steps, "measured step"),
+        count(args.rounds, "round"),
+        crate::measure::cpu_model(),
+        crate::export::units_legend(&run_fields(args.queries > 0)),
+    )
+}
+
 /// To stderr: where a run stopped, and with `--verbose` what `adaptive` did.
 fn log_run(args: &BenchArgs, m: &Measurement) {
     let name = &m.algorithm;
@@ -263,11 +308,11 @@ fn log_run(args: &BenchArgs, m: &Measurement) {
     }
     if let Some(overhead) = m.choice_overhead {
         crate::console::note!(
-            "{name} {}: choosing took {:.1} ms, updates {:.1} ms ({} switches)",
+            "{name} {}: choosing took {:.1} ms, updates {:.1} ms ({})",
             m.objects,
             overhead.choosing_seconds * 1e3,
             overhead.updating_seconds * 1e3,
-            m.switches.len()
+            crate::console::count(m.switches.len(), "switch")
         );
     }
     for switch in &m.switches {
@@ -290,8 +335,10 @@ fn disagreement(reference: &mut Option<Measurement>, m: &Measurement) -> Option<
             let common = m.pair_counts.len().min(r.pair_counts.len());
             (r.pair_counts[..common] != m.pair_counts[..common]).then(|| {
                 format!(
-                    "{} and {} report different pair counts at {} objects",
-                    r.algorithm, m.algorithm, m.objects
+                    "{} and {} report different pair counts at {}",
+                    r.algorithm,
+                    m.algorithm,
+                    crate::console::count(m.objects, "object")
                 )
             })
         }
@@ -308,8 +355,12 @@ fn disagreement(reference: &mut Option<Measurement>, m: &Measurement) -> Option<
 /// and each phase from the round with that phase's median sum (one phase's noise does not
 /// follow the whole run's).
 fn median_round(measured: &mut [Measurement]) -> Measurement {
+    let round_totals: Vec<f64> = measured.iter().map(|m| m.total.median).collect();
     measured.sort_by(|a, b| whole_time(a).total_cmp(&whole_time(b)));
     let mut run = measured[(measured.len() - 1) / 2].clone();
+    if round_totals.len() > 1 {
+        run.round_totals = round_totals;
+    }
     for (k, phase) in run.phases.iter_mut().enumerate() {
         let mut same: Vec<_> = measured
             .iter()

@@ -51,7 +51,7 @@ impl<'a> Phases<'a> {
             .labels
             .phases
             .iter()
-            .map(|p| format!("{} ({} steps)", p.name, p.steps))
+            .map(|p| format!("{} ({})", p.name, crate::console::count(p.steps, "step")))
             .chain(["whole scene".to_string()]);
         let mut fields: Vec<Field> = vec![ALGORITHM.plain().into()];
         for group in groups {

@@ -128,7 +128,9 @@ impl Statistic {
             Statistic::Mean => "mean over the measured steps",
             Statistic::P95 => "95th percentile over the measured steps",
             Statistic::Max => "largest value over the measured steps",
-            Statistic::Min => "smallest value over the timed runs",
+            Statistic::Min => {
+                "smallest value over the measured steps or timed runs; of a ratio (`vs_fastest`, `vs_complete_pairs`), the same ratio of the smallest times"
+            }
             Statistic::Sum => "sum over the measured steps (of the phase, in a phase's row)",
             Statistic::Exponent => {
                 "fitted k of median ∝ objects^k (least squares on log–log, object-count sweeps)"

@@ -126,7 +126,7 @@ pub const RANK: Quantity = quantity(
     "rank",
     Kind::Integer,
     "",
-    "`recommend`: position by total_ms_mean (fastest first)",
+    "`recommend`: position by total_ms_median, the median over its rounds (fastest first)",
 );
 /// `prune`'s timed runs.
 pub const RUNS: Quantity = quantity(
@@ -175,13 +175,13 @@ pub const DIM: Quantity = quantity(
 
 // The measured quantities of [Zych16, ch. 4.1], then the others.
 
-/// Update-AABB time.
+/// Time handing the moved boxes over.
 pub const SET_AABBS_MS: Quantity = measured(
     "set_aabbs_ms",
     Kind::Millis,
     "ms per step",
     "Update AABBs",
-    "update-AABB time: handing the moved boxes to the algorithm (`set_aabbs`, and churn's removals and insertions)",
+    "time handing the moved boxes to the algorithm (`set_aabbs`, and churn's removals and insertions)",
 );
 /// Broad-phase time.
 pub const UPDATE_MS: Quantity = measured(
