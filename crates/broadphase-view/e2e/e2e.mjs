@@ -72,21 +72,9 @@ page.on('request', (r) => {
   }
 });
 
-/**
- * Opens `url`. tiny_http 0.12 can leave a new connection queued behind its pool's busy
- * keep-alive connections (a race in its task pool) until another connection closes; a
- * reload then goes through, so a page that does not load within 20 s is loaded again.
- */
+/** Opens `url`: it must load the first time. */
 async function open(url) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 20000 });
-      return;
-    } catch (e) {
-      if (attempt === 3) throw e;
-      console.log(`     (${url} did not load in 20 s: loading it again)`);
-    }
-  }
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 20000 });
 }
 
 const state = () => page.evaluate(() => ({ ...window.viewState, frameMs: undefined }));
