@@ -196,6 +196,21 @@ await check('the --ccd page runs', async () => {
   await page.click('#play');
 });
 
+await check('the --ccd page draws 3D spheres in WebGL2', async () => {
+  await page.selectOption('#dim', '3');
+  await waitFor(() => window.ccdState.dim === 3 && !window.ccdState.pending);
+  const frames = await page.evaluate(() => window.ccdState.frames);
+  await page.click('#play');
+  await waitFor((f) => window.ccdState.frames > f + 20, frames);
+  await page.click('#play');
+  await waitFor(() => !window.ccdState.pending);
+  const shown = (selector) => page.$eval(selector, (c) => getComputedStyle(c).display !== 'none');
+  assert(!(await shown('#ccd-canvas')) && await shown('#ccd-gl'), 'the 2D canvas is still shown');
+  const n = await colours('#ccd-gl');
+  assert(n > 5, `the canvas has ${n} colours`);
+  await page.screenshot({ path: join(docs, 'view-ccd-3d.png') });
+});
+
 await check('a phased scene shows its phase, adaptive its algorithm', async () => {
   const phased = await startServer(['--scene', join(root, 'scenes/calm-burst-settle.toml'),
     '--objects', '500', '--algorithm', 'adaptive']);

@@ -50,6 +50,7 @@ assets! {
     "/js/view.js" => JS;
     "/js/ccd.js" => JS;
     "/js/ccd-draw.js" => JS;
+    "/js/spheres.js" => JS;
 }
 
 /// The file served at `path`, if any.
