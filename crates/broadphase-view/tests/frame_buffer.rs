@@ -47,8 +47,8 @@ static ALLOCATOR: Counting = Counting;
 /// the frame is dropped by the caller once "sent".
 fn frame_for(stream: &mut Stream, command: &str) -> bytes::Bytes {
     stream.handle_text(command);
-    let mut frames = stream.replies().filter_map(|reply| match reply {
-        Reply::Frame(frame) => Some(frame),
+    let mut frames = stream.replies().map(|reply| match reply {
+        Reply::Frame(frame) => frame,
         Reply::Text(text) => panic!("{command}: {text}"),
     });
     let frame = frames.next().expect("a frame");
