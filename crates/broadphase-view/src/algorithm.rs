@@ -9,10 +9,40 @@ use broadphase::{
     LooseOctree, Octree, SortAndSweep, SpatialMasking, SweepAndPrune, UniformGrid,
 };
 
-/// A broad phase by family.
-// One per stream, made once per restart: boxing the large variants would buy nothing.
-#[allow(clippy::large_enum_variant)]
-pub enum Running {
+/// Declares [`Running`] with one variant per family, and its `get`/`get_mut` over them:
+/// the list of variants is written once.
+macro_rules! running {
+    ($($(#[doc = $doc:literal])* $variant:ident($ty:ty),)*) => {
+        /// A broad phase by family.
+        // One per stream, made once per restart: boxing the large variants would buy nothing.
+        #[allow(clippy::large_enum_variant)]
+        pub enum Running {
+            $($(#[doc = $doc])* $variant($ty),)*
+            /// Any other algorithm (`brute-force`), which has no structure to draw.
+            Other(Box<dyn BroadPhase>),
+        }
+
+        impl Running {
+            /// The broad phase.
+            pub fn get(&self) -> &dyn BroadPhase {
+                match self {
+                    $(Self::$variant(bp) => bp,)*
+                    Self::Other(bp) => bp.as_ref(),
+                }
+            }
+
+            /// The broad phase, to change.
+            pub fn get_mut(&mut self) -> &mut dyn BroadPhase {
+                match self {
+                    $(Self::$variant(bp) => bp,)*
+                    Self::Other(bp) => bp.as_mut(),
+                }
+            }
+        }
+    };
+}
+
+running! {
     /// `sap`.
     Sap(SweepAndPrune),
     /// `sort-and-sweep`.
@@ -33,8 +63,6 @@ pub enum Running {
     Bvh(BvhBroadPhase),
     /// `adaptive`.
     Adaptive(Adaptive),
-    /// Any other algorithm (`brute-force`), which has no structure to draw.
-    Other(Box<dyn BroadPhase>),
 }
 
 impl Running {
@@ -56,40 +84,6 @@ impl Running {
             "adaptive" => Self::Adaptive(Adaptive::new(options.adaptive.clone())?),
             other => Self::Other(broadphase::create(other, options)?),
         })
-    }
-
-    /// The broad phase.
-    pub fn get(&self) -> &dyn BroadPhase {
-        match self {
-            Self::Sap(bp) => bp,
-            Self::SortAndSweep(bp) => bp,
-            Self::Grid(bp) => bp,
-            Self::HGrid(bp) => bp,
-            Self::Octree(bp) => bp,
-            Self::LooseOctree(bp) => bp,
-            Self::Masking(bp) => bp,
-            Self::DynamicTree(bp) => bp,
-            Self::Bvh(bp) => bp,
-            Self::Adaptive(bp) => bp,
-            Self::Other(bp) => bp.as_ref(),
-        }
-    }
-
-    /// The broad phase, to change.
-    pub fn get_mut(&mut self) -> &mut dyn BroadPhase {
-        match self {
-            Self::Sap(bp) => bp,
-            Self::SortAndSweep(bp) => bp,
-            Self::Grid(bp) => bp,
-            Self::HGrid(bp) => bp,
-            Self::Octree(bp) => bp,
-            Self::LooseOctree(bp) => bp,
-            Self::Masking(bp) => bp,
-            Self::DynamicTree(bp) => bp,
-            Self::Bvh(bp) => bp,
-            Self::Adaptive(bp) => bp,
-            Self::Other(bp) => bp.as_mut(),
-        }
     }
 
     /// The algorithm doing the work: the one `adaptive` runs now, else the algorithm itself.

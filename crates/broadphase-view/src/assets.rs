@@ -12,30 +12,45 @@ const HTML: &str = "text/html; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 
+/// A page: the head both pages share (`assets/head.html`), then the page's file, which
+/// starts with its title.
+macro_rules! page {
+    ($path:literal) => {
+        concat!(
+            include_str!("../assets/head.html"),
+            include_str!(concat!("../assets", $path))
+        )
+        .as_bytes()
+    };
+}
+
 macro_rules! assets {
-    ($($path:literal => $type:expr),* $(,)?) => {
+    ($($path:literal => $type:expr $(, $page:ident)?;)*) => {
         /// Every served path with its file.
         const ASSETS: &[(&str, Asset)] = &[
             $(($path, Asset {
-                body: include_bytes!(concat!("../assets", $path)),
+                body: assets!(@body $path $(, $page)?),
                 content_type: $type,
             }),)*
         ];
     };
+    (@body $path:literal) => { include_bytes!(concat!("../assets", $path)) };
+    (@body $path:literal, page) => { page!($path) };
 }
 
 assets! {
-    "/index.html" => HTML,
-    "/ccd.html" => HTML,
-    "/style.css" => CSS,
-    "/js/camera.js" => JS,
-    "/js/renderer.js" => JS,
-    "/js/stream.js" => JS,
-    "/js/controls.js" => JS,
-    "/js/chart.js" => JS,
-    "/js/view.js" => JS,
-    "/js/ccd.js" => JS,
-    "/js/ccd-draw.js" => JS,
+    "/index.html" => HTML, page;
+    "/ccd.html" => HTML, page;
+    "/style.css" => CSS;
+    "/js/camera.js" => JS;
+    "/js/renderer.js" => JS;
+    "/js/stream.js" => JS;
+    "/js/controls.js" => JS;
+    "/js/chart.js" => JS;
+    "/js/view.js" => JS;
+    "/js/ccd.js" => JS;
+    "/js/ccd-draw.js" => JS;
+    "/js/spheres.js" => JS;
 }
 
 /// The file served at `path`, if any.

@@ -6,6 +6,7 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use broadphase_ccd::{generate_scene, Event, EventKind, Method, SceneConfig, Simulation};
+use bytes::BytesMut;
 
 use crate::frame::{self, CcdHeader, FrameEvent};
 use crate::MAX_BODIES;
@@ -166,7 +167,7 @@ impl CcdSession {
     }
 
     /// The frame of the current state ([`crate::frame`]), written into `out` (cleared).
-    pub fn frame(&mut self, out: &mut Vec<u8>) {
+    pub fn frame(&mut self, out: &mut BytesMut) {
         let now = self.sim.now();
         let world = self.sim.world();
         self.bodies.clear();
@@ -275,7 +276,7 @@ mod tests {
             }
             assert_eq!(session.now(), 0.5, "{method}");
             assert!(session.collisions() > 0, "{method}");
-            let mut out = Vec::new();
+            let mut out = BytesMut::new();
             session.frame(&mut out);
             assert_eq!(&out[..4], b"BPV1");
             assert!(out.len() >= frame::CCD_HEADER_BYTES + 200 * 16);

@@ -1,12 +1,21 @@
 //! One page's stream: reads its commands ([`crate::protocol`]) and answers each, with a
 //! frame or a text message. A refused command gets an error message and changes nothing;
 //! only the page closing the stream (or the stream breaking) ends it.
+//!
+//! Each stream's scene runs on a thread of its own ([`Stream`] lives there): stepping is CPU
+//! work that would otherwise hold up the server's runtime, which answers every other
+//! connection. The runtime's side ([`serve`]) only carries messages: it hands one command to
+//! the thread, sends the thread's replies in order, and only then reads the next command (the
+//! page waits for each answer anyway, see [`crate::protocol`]).
 
-use std::io::{Read, Write};
+use std::sync::Arc;
+use std::thread;
 
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
 use broadphase::ALGORITHMS;
 use broadphase_sim::Scene;
-use tungstenite::{Message, WebSocket};
+use bytes::{Bytes, BytesMut};
+use tokio::sync::mpsc;
 
 use crate::ccd::{CcdOptions, CcdSession};
 use crate::protocol::{self, CcdCommand, Command, MAX_ADVANCE, MAX_STEPS_PER_COMMAND};
@@ -27,56 +36,236 @@ pub enum Mode {
 /// the default world several times per step, which shows nothing.
 pub const MAX_MEAN_SPEED: f32 = 1000.0;
 
-/// Serves one stream until the page closes it or it breaks.
-pub fn serve<S: Read + Write>(mut socket: WebSocket<S>, mode: Mode, config: &ServerConfig) {
-    let result = match mode {
-        Mode::Discrete => serve_discrete(&mut socket, config),
-        Mode::Ccd => serve_ccd(&mut socket),
-    };
-    if let Err(e) = result {
-        // A page that goes away, closing or not, is ordinary; other errors are worth a line.
-        use tungstenite::Error as E;
-        if !matches!(
-            e,
-            E::ConnectionClosed | E::AlreadyClosed | E::Io(_) | E::Protocol(_)
-        ) {
-            eprintln!("stream ended: {e}");
-        }
-    }
+/// A message for the page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A JSON text: hello or error ([`crate::protocol`]).
+    Text(String),
+    /// A binary frame ([`crate::frame`]).
+    Frame(Bytes),
 }
 
-/// The next command's text; `None` once the page has closed the stream.
-fn next_text<S: Read + Write>(socket: &mut WebSocket<S>) -> tungstenite::Result<Option<String>> {
-    loop {
-        match socket.read() {
-            Ok(Message::Text(text)) => return Ok(Some(text.as_str().to_owned())),
-            Ok(Message::Binary(_)) => {
-                let message = protocol::error_message("commands are JSON texts, not binary");
-                socket.send(Message::text(message))?;
+/// A stream's scene and the buffer its frames are written to; answers the page's messages
+/// with [`Reply`]s, collected until [`Stream::replies`] takes them.
+pub struct Stream {
+    state: State,
+    /// Each frame is written here and split off as [`Bytes`] to be sent, leaving this empty.
+    /// Once the socket has sent a frame it drops it, and the next frame's `reserve` finds the
+    /// allocation unshared and writes over it: a stream in steady state allocates no frame
+    /// buffer (a larger frame, or one written while the last is still held, gets a new one).
+    frame: BytesMut,
+    replies: Vec<Reply>,
+}
+
+enum State {
+    Discrete(Box<Session>),
+    Ccd {
+        options: CcdOptions,
+        session: Box<CcdSession>,
+    },
+}
+
+impl Stream {
+    /// Starts the scene of `mode`, with its hello and first frame as the first replies; a
+    /// one-line error when the scene cannot start.
+    pub fn open(mode: Mode, config: &ServerConfig) -> Result<Self, String> {
+        let state = match mode {
+            Mode::Discrete => State::Discrete(Box::new(
+                Session::new(config.scene.clone(), &config.algorithm)
+                    .map_err(|e| format!("cannot start the scene: {e:#}"))?,
+            )),
+            Mode::Ccd => {
+                let options = CcdOptions::default();
+                let session = Box::new(CcdSession::new(options.clone())?);
+                State::Ccd { options, session }
             }
-            Ok(Message::Close(_)) => return Ok(None),
-            Ok(_) => {}
-            Err(tungstenite::Error::ConnectionClosed) => return Ok(None),
-            Err(e) => return Err(e),
+        };
+        let mut stream = Self {
+            state,
+            frame: BytesMut::new(),
+            replies: Vec::new(),
+        };
+        stream.hello();
+        stream.push_frame();
+        Ok(stream)
+    }
+
+    /// Takes the replies so far, oldest first.
+    pub fn replies(&mut self) -> std::vec::Drain<'_, Reply> {
+        self.replies.drain(..)
+    }
+
+    /// Answers a binary message: commands are texts.
+    pub fn handle_binary(&mut self) {
+        self.error("commands are JSON texts, not binary");
+    }
+
+    /// Answers a command text.
+    pub fn handle_text(&mut self, text: &str) {
+        match &mut self.state {
+            State::Discrete(session) => {
+                let command = match protocol::parse::<Command>(text) {
+                    Ok(command) => command,
+                    Err(e) => return self.error(&e),
+                };
+                match apply(session, command) {
+                    Ok(restarted) => {
+                        if restarted {
+                            self.hello();
+                        }
+                        self.push_frame();
+                    }
+                    Err(e) => self.error(&e),
+                }
+            }
+            State::Ccd { .. } => match protocol::parse::<CcdCommand>(text) {
+                Ok(command) => self.apply_ccd(command),
+                Err(e) => self.error(&e),
+            },
+        }
+    }
+
+    fn apply_ccd(&mut self, command: CcdCommand) {
+        let State::Ccd { options, session } = &mut self.state else {
+            return;
+        };
+        match command {
+            CcdCommand::Start {
+                method,
+                objects,
+                dim,
+            } => {
+                let mut next = options.clone();
+                next.method = method.unwrap_or(next.method);
+                next.objects = objects.unwrap_or(next.objects);
+                next.dim = dim.unwrap_or(next.dim);
+                match CcdSession::new(next.clone()) {
+                    Ok(started) => {
+                        *options = next;
+                        **session = started;
+                        self.hello();
+                        self.push_frame();
+                    }
+                    Err(e) => self.error(&e),
+                }
+            }
+            CcdCommand::Advance { dt, overlay } => {
+                if !(dt.is_finite() && (0.0..=MAX_ADVANCE).contains(&dt)) {
+                    return self.error(&format!("dt must be in 0..={MAX_ADVANCE}, not {dt}"));
+                }
+                match session.set_overlay(overlay.as_deref().unwrap_or("none")) {
+                    Ok(()) => {
+                        session.advance(dt);
+                        self.push_frame();
+                    }
+                    Err(e) => self.error(&e),
+                }
+            }
+        }
+    }
+
+    fn hello(&mut self) {
+        let text = match &self.state {
+            State::Discrete(session) => hello(session),
+            State::Ccd { session, .. } => session.hello(),
+        };
+        self.replies.push(Reply::Text(text));
+    }
+
+    fn push_frame(&mut self) {
+        match &mut self.state {
+            State::Discrete(session) => session.frame(&mut self.frame),
+            State::Ccd { session, .. } => session.frame(&mut self.frame),
+        }
+        self.replies.push(Reply::Frame(self.frame.split().freeze()));
+    }
+
+    fn error(&mut self, message: &str) {
+        self.replies
+            .push(Reply::Text(protocol::error_message(message)));
+    }
+}
+
+/// What the runtime hands a stream's thread.
+enum Incoming {
+    Text(Utf8Bytes),
+    Binary,
+}
+
+/// Serves one stream until the page closes it or it breaks (then it ends quietly: a page
+/// that goes away, closing or not, is ordinary).
+pub(crate) async fn serve(mut socket: WebSocket, mode: Mode, config: Arc<ServerConfig>) {
+    // One command at a time goes to the thread; its replies come back ended by `None`.
+    let (command_tx, command_rx) = mpsc::channel::<Incoming>(1);
+    let (reply_tx, mut reply_rx) = mpsc::channel::<Option<Reply>>(4);
+    let spawned = thread::Builder::new()
+        .name("view-stream".into())
+        .spawn(move || run_stream(mode, &config, command_rx, reply_tx));
+    if let Err(e) = spawned {
+        eprintln!("error: cannot start a stream thread: {e}");
+        return;
+    }
+    loop {
+        loop {
+            let message = match reply_rx.recv().await {
+                Some(Some(Reply::Text(text))) => Message::text(text),
+                Some(Some(Reply::Frame(frame))) => Message::Binary(frame),
+                Some(None) => break,
+                // The thread has ended: its scene could not start.
+                None => {
+                    let _ = socket.send(Message::Close(None)).await;
+                    return;
+                }
+            };
+            if socket.send(message).await.is_err() {
+                return;
+            }
+        }
+        let incoming = loop {
+            match socket.recv().await {
+                Some(Ok(Message::Text(text))) => break Incoming::Text(text),
+                Some(Ok(Message::Binary(_))) => break Incoming::Binary,
+                Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+                // Pings are answered by the socket itself.
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+            }
+        };
+        if command_tx.send(incoming).await.is_err() {
+            return;
         }
     }
 }
 
-/// Sends `frame`; the buffer goes with the message, and the next frame grows a new one.
-fn send_frame<S: Read + Write>(
-    socket: &mut WebSocket<S>,
-    frame: &mut Vec<u8>,
-) -> tungstenite::Result<()> {
-    let capacity = frame.capacity();
-    let bytes = std::mem::replace(frame, Vec::with_capacity(capacity));
-    socket.send(Message::binary(bytes))
-}
-
-fn send_error<S: Read + Write>(
-    socket: &mut WebSocket<S>,
-    message: &str,
-) -> tungstenite::Result<()> {
-    socket.send(Message::text(protocol::error_message(message)))
+/// A stream's thread: runs its scene, answering each command with its replies and `None`.
+/// Ends when the runtime's side drops its end (the page went away, or the server stopped).
+fn run_stream(
+    mode: Mode,
+    config: &ServerConfig,
+    mut commands: mpsc::Receiver<Incoming>,
+    replies: mpsc::Sender<Option<Reply>>,
+) {
+    let mut stream = match Stream::open(mode, config) {
+        Ok(stream) => stream,
+        Err(message) => {
+            let _ = replies.blocking_send(Some(Reply::Text(protocol::error_message(&message))));
+            return;
+        }
+    };
+    loop {
+        for reply in stream.replies() {
+            if replies.blocking_send(Some(reply)).is_err() {
+                return;
+            }
+        }
+        if replies.blocking_send(None).is_err() {
+            return;
+        }
+        match commands.blocking_recv() {
+            Some(Incoming::Text(text)) => stream.handle_text(text.as_str()),
+            Some(Incoming::Binary) => stream.handle_binary(),
+            None => return,
+        }
+    }
 }
 
 fn hello(session: &Session) -> String {
@@ -94,43 +283,6 @@ fn hello(session: &Session) -> String {
         "phases": phases,
     })
     .to_string()
-}
-
-fn serve_discrete<S: Read + Write>(
-    socket: &mut WebSocket<S>,
-    config: &ServerConfig,
-) -> tungstenite::Result<()> {
-    let mut session = match Session::new(config.scene.clone(), &config.algorithm) {
-        Ok(session) => session,
-        Err(e) => {
-            send_error(socket, &format!("cannot start the scene: {e:#}"))?;
-            return socket.close(None);
-        }
-    };
-    let mut frame = Vec::new();
-    socket.send(Message::text(hello(&session)))?;
-    session.frame(&mut frame);
-    send_frame(socket, &mut frame)?;
-    while let Some(text) = next_text(socket)? {
-        let command = match protocol::parse::<Command>(&text) {
-            Ok(command) => command,
-            Err(e) => {
-                send_error(socket, &e)?;
-                continue;
-            }
-        };
-        match apply(&mut session, command) {
-            Ok(restarted) => {
-                if restarted {
-                    socket.send(Message::text(hello(&session)))?;
-                }
-                session.frame(&mut frame);
-                send_frame(socket, &mut frame)?;
-            }
-            Err(e) => send_error(socket, &e)?,
-        }
-    }
-    Ok(())
 }
 
 /// Carries out a command: `Ok(true)` when the scene restarted, a one-line error when refused
@@ -191,68 +343,4 @@ fn apply(session: &mut Session, command: Command) -> Result<bool, String> {
             Ok(false)
         }
     }
-}
-
-fn serve_ccd<S: Read + Write>(socket: &mut WebSocket<S>) -> tungstenite::Result<()> {
-    let mut options = CcdOptions::default();
-    let mut session = match CcdSession::new(options.clone()) {
-        Ok(session) => session,
-        Err(e) => {
-            send_error(socket, &e)?;
-            return socket.close(None);
-        }
-    };
-    let mut frame = Vec::new();
-    socket.send(Message::text(session.hello()))?;
-    session.frame(&mut frame);
-    send_frame(socket, &mut frame)?;
-    while let Some(text) = next_text(socket)? {
-        let command = match protocol::parse::<CcdCommand>(&text) {
-            Ok(command) => command,
-            Err(e) => {
-                send_error(socket, &e)?;
-                continue;
-            }
-        };
-        match command {
-            CcdCommand::Start {
-                method,
-                objects,
-                dim,
-            } => {
-                let mut next = options.clone();
-                next.method = method.unwrap_or(next.method);
-                next.objects = objects.unwrap_or(next.objects);
-                next.dim = dim.unwrap_or(next.dim);
-                match CcdSession::new(next.clone()) {
-                    Ok(started) => {
-                        options = next;
-                        session = started;
-                        socket.send(Message::text(session.hello()))?;
-                        session.frame(&mut frame);
-                        send_frame(socket, &mut frame)?;
-                    }
-                    Err(e) => send_error(socket, &e)?,
-                }
-            }
-            CcdCommand::Advance { dt, overlay } => {
-                if !(dt.is_finite() && (0.0..=MAX_ADVANCE).contains(&dt)) {
-                    send_error(
-                        socket,
-                        &format!("dt must be in 0..={MAX_ADVANCE}, not {dt}"),
-                    )?;
-                    continue;
-                }
-                match session.set_overlay(overlay.as_deref().unwrap_or("none")) {
-                    Ok(()) => {
-                        session.advance(dt);
-                        session.frame(&mut frame);
-                        send_frame(socket, &mut frame)?;
-                    }
-                    Err(e) => send_error(socket, &e)?,
-                }
-            }
-        }
-    }
-    Ok(())
 }

@@ -59,6 +59,8 @@
 //! | | e × 4 (f32, u32, u32, u32) | events: time, kind (0 collision, 1 wall), body, partner or wall |
 //! | | m × 6 f32 | overlay boxes (swept AABBs) |
 
+use bytes::BytesMut;
+
 use crate::overlay::{Overlay, OverlayKind};
 use crate::session::StepTimes;
 
@@ -101,9 +103,11 @@ pub struct StepHeader {
     pub side: f32,
 }
 
-/// Writes a step frame into `out` (cleared first).
+/// Writes a step frame into `out` (cleared first). The whole frame's size is reserved at
+/// once, so that a buffer whose previous frame has been sent and dropped is reclaimed in
+/// place rather than grown piecemeal.
 pub fn encode_step(
-    out: &mut Vec<u8>,
+    out: &mut BytesMut,
     header: &StepHeader,
     boxes: &[[f32; 6]],
     flags: &[u8],
@@ -189,7 +193,7 @@ pub struct FrameEvent {
 /// Writes a continuous-time frame into `out` (cleared first): `bodies` are centre and
 /// radius.
 pub fn encode_ccd(
-    out: &mut Vec<u8>,
+    out: &mut BytesMut,
     header: &CcdHeader,
     bodies: &[[f32; 4]],
     events: &[FrameEvent],
@@ -241,15 +245,15 @@ pub fn encode_ccd(
     put_boxes(out, overlay);
 }
 
-fn put_u32(out: &mut Vec<u8>, value: u32) {
+fn put_u32(out: &mut BytesMut, value: u32) {
     out.extend_from_slice(&value.to_le_bytes());
 }
 
-fn put_f32(out: &mut Vec<u8>, value: f32) {
+fn put_f32(out: &mut BytesMut, value: f32) {
     out.extend_from_slice(&value.to_le_bytes());
 }
 
-fn put_boxes(out: &mut Vec<u8>, boxes: &[[f32; 6]]) {
+fn put_boxes(out: &mut BytesMut, boxes: &[[f32; 6]]) {
     for b in boxes {
         for &value in b {
             put_f32(out, value);
@@ -257,9 +261,9 @@ fn put_boxes(out: &mut Vec<u8>, boxes: &[[f32; 6]]) {
     }
 }
 
-fn pad4(out: &mut Vec<u8>) {
+fn pad4(out: &mut BytesMut) {
     while !out.len().is_multiple_of(4) {
-        out.push(0);
+        out.extend_from_slice(&[0]);
     }
 }
 
@@ -411,7 +415,7 @@ mod tests {
         let boxes = vec![[0.0; 6], [1.0, 1.0, 1.0, 2.0, 2.0, 2.0], [5.0; 6]];
         let flags = vec![6, 2, FLAG_STATIC];
         let pairs = vec![[0, 1]];
-        let mut out = Vec::new();
+        let mut out = BytesMut::new();
         encode_step(&mut out, &header, &boxes, &flags, &pairs, &overlay);
         assert_eq!(out.len() % 4, 0);
         assert_eq!(out.len(), 64 + 3 * 24 + 4 + 8 + 24 + 4);
@@ -428,7 +432,7 @@ mod tests {
 
     #[test]
     fn a_ccd_frame_has_its_documented_length() {
-        let mut out = Vec::new();
+        let mut out = BytesMut::new();
         let event = FrameEvent {
             time: 1.0,
             kind: 0,

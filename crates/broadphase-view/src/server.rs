@@ -1,17 +1,23 @@
 //! The HTTP side: the embedded page and its scripts, and the upgrade of `/stream` and
-//! `/ccd-stream` to a WebSocket, each served on its own thread.
+//! `/ccd-stream` to a WebSocket ([`crate::connection`]).
+//!
+//! axum on a current-thread tokio runtime: every connection is a task, so a connection that
+//! a browser opens ahead of time and leaves idle costs nothing and holds up no other one.
+//! The streams' simulations run on threads of their own, never on the runtime.
 
-use std::net::SocketAddr;
+use std::future::IntoFuture;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::thread;
 use std::time::Duration;
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::State;
+use axum::http::{header, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
 use broadphase_sim::Scene;
-use tiny_http::{Header, Method, Request, Response, StatusCode};
-use tungstenite::handshake::derive_accept_key;
-use tungstenite::protocol::{Role, WebSocketConfig};
-use tungstenite::WebSocket;
 
 use crate::assets;
 use crate::connection::{self, Mode};
@@ -32,7 +38,8 @@ pub struct ServerConfig {
 
 /// A listening server. [`Server::serve`] answers requests until [`StopHandle::stop`].
 pub struct Server {
-    http: tiny_http::Server,
+    listener: TcpListener,
+    addr: SocketAddr,
     config: Arc<ServerConfig>,
     stop: Arc<AtomicUsize>,
 }
@@ -57,13 +64,24 @@ impl StopHandle {
 /// Largest message the page may send: commands are a few dozen bytes of JSON.
 const MAX_MESSAGE: usize = 64 << 10;
 
+/// How often [`Server::serve`] looks at its stop flag.
+const STOP_POLL: Duration = Duration::from_millis(100);
+
 impl Server {
     /// Listens on 127.0.0.1 at the configured port.
     pub fn bind(config: ServerConfig) -> anyhow::Result<Self> {
-        let http = tiny_http::Server::http(("127.0.0.1", config.port))
+        let listen = || -> std::io::Result<(TcpListener, SocketAddr)> {
+            let listener = TcpListener::bind(("127.0.0.1", config.port))?;
+            // The runtime takes the listener over and needs it non-blocking.
+            listener.set_nonblocking(true)?;
+            let addr = listener.local_addr()?;
+            Ok((listener, addr))
+        };
+        let (listener, addr) = listen()
             .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", config.port))?;
         Ok(Self {
-            http,
+            listener,
+            addr,
             config: Arc::new(config),
             stop: Arc::new(AtomicUsize::new(0)),
         })
@@ -71,10 +89,7 @@ impl Server {
 
     /// The address it listens on.
     pub fn addr(&self) -> SocketAddr {
-        self.http
-            .server_addr()
-            .to_ip()
-            .expect("bound to an IP address")
+        self.addr
     }
 
     /// The page's URL.
@@ -87,94 +102,107 @@ impl Server {
         StopHandle(Arc::clone(&self.stop))
     }
 
-    /// Answers requests until stopped, then closes the listener (dropping the server) and
-    /// returns the code the stop was asked with. Open streams end with the process, or when
-    /// their page closes them.
+    /// Answers requests until stopped, then closes the listener and every connection and
+    /// returns the code the stop was asked with (1 if the server could not run). The streams'
+    /// threads end once their connection is gone.
     pub fn serve(self) -> usize {
-        loop {
-            let code = self.stop.load(Ordering::SeqCst);
-            if code != 0 {
-                return code;
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(e) => {
+                eprintln!("error: cannot start the server: {e}");
+                return 1;
             }
-            match self.http.recv_timeout(Duration::from_millis(100)) {
-                Ok(Some(request)) => self.answer(request),
-                Ok(None) => {}
-                Err(e) => eprintln!("error: {e}"),
+        };
+        let Self {
+            listener,
+            config,
+            stop,
+            ..
+        } = self;
+        let code = runtime.block_on(async move {
+            let listener = match tokio::net::TcpListener::from_std(listener) {
+                Ok(listener) => listener,
+                Err(e) => {
+                    eprintln!("error: cannot serve: {e}");
+                    return 1;
+                }
+            };
+            let app = Router::new().fallback(answer).with_state(config);
+            let server = tokio::spawn(axum::serve(listener, app).into_future());
+            let mut poll = tokio::time::interval(STOP_POLL);
+            loop {
+                poll.tick().await;
+                let code = stop.load(Ordering::SeqCst);
+                if code != 0 {
+                    server.abort();
+                    return code;
+                }
+                if server.is_finished() {
+                    if let Ok(Err(e)) = server.await {
+                        eprintln!("error: {e}");
+                    }
+                    return 1;
+                }
             }
-        }
-    }
-
-    fn answer(&self, request: Request) {
-        let path = request.url().split('?').next().unwrap_or("").to_string();
-        if *request.method() != Method::Get {
-            let _ = request.respond(text(405, "only GET is served"));
-            return;
-        }
-        let mode = match path.as_str() {
-            "/stream" => Some(Mode::Discrete),
-            "/ccd-stream" => Some(Mode::Ccd),
-            _ => None,
-        };
-        if let Some(mode) = mode {
-            self.upgrade(request, mode);
-            return;
-        }
-        let path = match path.as_str() {
-            "/" if self.config.ccd => "/ccd.html",
-            "/" => "/index.html",
-            other => other,
-        };
-        let response = match assets::get(path) {
-            Some(asset) => Response::from_data(asset.body)
-                .with_header(header("Content-Type", asset.content_type))
-                .with_header(header("Cache-Control", "no-store")),
-            None => text(404, "not found"),
-        };
-        let _ = request.respond(response);
-    }
-
-    /// Completes the WebSocket handshake (RFC 6455, section 4.2.2) and hands the stream to
-    /// its own thread; a request without the handshake's headers gets 400.
-    fn upgrade(&self, request: Request, mode: Mode) {
-        let value = |name: &'static str| {
-            request
-                .headers()
-                .iter()
-                .find(|h| h.field.equiv(name))
-                .map(|h| h.value.as_str().to_string())
-        };
-        let is_upgrade = value("Upgrade").is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-        let (Some(key), true) = (value("Sec-WebSocket-Key"), is_upgrade) else {
-            let _ = request.respond(text(400, "this path is a WebSocket stream"));
-            return;
-        };
-        let response = Response::empty(StatusCode(101)).with_header(header(
-            "Sec-WebSocket-Accept",
-            &derive_accept_key(key.as_bytes()),
-        ));
-        let stream = request.upgrade("websocket", response);
-        let config = Arc::clone(&self.config);
-        let socket_config = WebSocketConfig::default()
-            .max_message_size(Some(MAX_MESSAGE))
-            .max_frame_size(Some(MAX_MESSAGE));
-        let spawned = thread::Builder::new()
-            .name("view-stream".into())
-            .spawn(move || {
-                let socket = WebSocket::from_raw_socket(stream, Role::Server, Some(socket_config));
-                connection::serve(socket, mode, &config);
-            });
-        if let Err(e) = spawned {
-            eprintln!("error: cannot start a stream thread: {e}");
-        }
+        });
+        // Tasks still running (open connections) are dropped without waiting for them.
+        runtime.shutdown_background();
+        code
     }
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
+/// Every request: `GET` of a file or of a stream; anything else is refused with a status
+/// and one line of text.
+async fn answer(
+    State(config): State<Arc<ServerConfig>>,
+    method: Method,
+    uri: Uri,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    if method != Method::GET {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "only GET is served");
+    }
+    let path = uri.path();
+    let mode = match path {
+        "/stream" => Some(Mode::Discrete),
+        "/ccd-stream" => Some(Mode::Ccd),
+        _ => None,
+    };
+    if let Some(mode) = mode {
+        let Ok(upgrade) = upgrade else {
+            return text(StatusCode::BAD_REQUEST, "this path is a WebSocket stream");
+        };
+        return upgrade
+            .max_message_size(MAX_MESSAGE)
+            .max_frame_size(MAX_MESSAGE)
+            .on_upgrade(move |socket| connection::serve(socket, mode, config));
+    }
+    let path = match path {
+        "/" if config.ccd => "/ccd.html",
+        "/" => "/index.html",
+        other => other,
+    };
+    match assets::get(path) {
+        Some(asset) => (
+            [
+                (header::CONTENT_TYPE, asset.content_type),
+                (header::CACHE_CONTROL, "no-store"),
+            ],
+            asset.body,
+        )
+            .into_response(),
+        None => text(StatusCode::NOT_FOUND, "not found"),
+    }
 }
 
-fn text(status: u16, body: &str) -> Response<std::io::Cursor<Vec<u8>>> {
-    Response::from_string(body)
-        .with_status_code(status)
-        .with_header(header("Content-Type", "text/plain; charset=utf-8"))
+fn text(status: StatusCode, body: &'static str) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        body,
+    )
+        .into_response()
 }

@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use bytes::BytesMut;
+
 use broadphase::{AlgorithmOptions, PairEvents, ProxyKind, ALGORITHMS};
 use broadphase_sim::{narrow_phase::shapes_intersect, Scene, World, WorldProxies};
 use rustc_hash::FxHashMap;
@@ -179,7 +181,7 @@ impl Session {
     }
 
     /// The frame of the current state ([`crate::frame`]), written into `out` (cleared).
-    pub fn frame(&mut self, out: &mut Vec<u8>) {
+    pub fn frame(&mut self, out: &mut BytesMut) {
         let bp = self.running.get();
         let table = bp.proxies();
         self.frame_index.clear();
@@ -343,7 +345,7 @@ mod tests {
             session.step().unwrap();
         }
         assert_eq!(session.phase(), Some(0));
-        let mut out = Vec::new();
+        let mut out = BytesMut::new();
         session.frame(&mut out);
         let header = frame::decode_step(&out).unwrap().header;
         assert_eq!(header.phase, Some(0));

@@ -3,7 +3,9 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::mpsc;
 use std::thread;
+use std::time::Duration;
 
 use broadphase_sim::Scene;
 use broadphase_view::frame::{decode_step, KIND_CCD, MAGIC};
@@ -41,10 +43,12 @@ fn request(addr: SocketAddr, method: &str, path: &str) -> (u16, String, Vec<u8>)
     let end = response.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
     let head = String::from_utf8_lossy(&response[..end]).to_string();
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    // Header names are case-insensitive.
     let content_type = head
         .lines()
-        .find_map(|l| l.strip_prefix("Content-Type: "))
-        .unwrap_or("")
+        .filter_map(|l| l.split_once(':'))
+        .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))
+        .map_or("", |(_, value)| value.trim())
         .to_string();
     (status, content_type, response[end + 4..].to_vec())
 }
@@ -108,6 +112,71 @@ fn the_page_and_its_files_are_served() {
     assert_eq!(request(addr, "GET", "/stream").0, 400);
     stop.stop(143);
     assert_eq!(server.join().unwrap(), 143);
+}
+
+/// Runs `body` on a thread and returns what it returns, or fails the test if it has not
+/// returned within a bound far beyond any normal answer (a detector of a stalled server, not
+/// a measure of speed).
+fn within_bound<T: Send + 'static>(what: &str, body: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || tx.send(body()));
+    rx.recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{what}: no answer ({e})"))
+}
+
+/// Reads one response's status line from a connection kept open.
+fn status_line(stream: &mut TcpStream) -> String {
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    while !line.ends_with(b"\r\n") {
+        assert_eq!(stream.read(&mut byte).unwrap(), 1, "the connection closed");
+        line.push(byte[0]);
+    }
+    String::from_utf8_lossy(&line).trim().to_string()
+}
+
+#[test]
+fn open_connections_hold_up_no_request() {
+    // A browser keeps connections open after their requests and opens others ahead of time
+    // that it may leave idle; a server that gives each open connection a thread from a small
+    // pool can leave the next request waiting behind them.
+    let (addr, stop, _server) = start("sap");
+    let mut kept: Vec<TcpStream> = (0..6).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    for stream in &mut kept {
+        write!(stream, "GET /style.css HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    }
+    let kept = within_bound("six requests on connections kept open", move || {
+        for stream in &mut kept {
+            assert_eq!(status_line(stream), "HTTP/1.1 200 OK");
+        }
+        kept
+    });
+    let idle: Vec<TcpStream> = (0..6).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    let (status, _, body) = within_bound("GET / with twelve connections open", move || {
+        request(addr, "GET", "/")
+    });
+    assert_eq!(status, 200);
+    assert!(String::from_utf8(body).unwrap().contains("js/view.js"));
+    let (hello, frame) = within_bound("the stream with twelve connections open", move || {
+        let mut socket = connect(addr, "/stream");
+        let hello = next_text(&mut socket);
+        send(&mut socket, r#"{"cmd":"step","count":2}"#);
+        next_binary(&mut socket);
+        (hello, next_binary(&mut socket))
+    });
+    assert_eq!(hello["type"], "hello");
+    assert_eq!(decode_step(&frame).unwrap().header.step, 2);
+    // The connections are still open (the kept ones may hold the rest of their answer): the
+    // answers above did not wait for them to close.
+    for mut stream in kept.into_iter().chain(idle) {
+        stream.set_nonblocking(true).unwrap();
+        let mut byte = [0u8; 1];
+        match stream.read(&mut byte) {
+            Ok(n) => assert_eq!(n, 1, "a connection was closed"),
+            Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock),
+        }
+    }
+    stop.stop(1);
 }
 
 #[test]

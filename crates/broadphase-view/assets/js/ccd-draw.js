@@ -1,30 +1,40 @@
-// Canvas 2D drawing of the continuous-time frame: bodies as circles (spheres seen from
-// above, nearer ones drawn last and lighter), the walls, the swept boxes or the
-// calendar's cells, and the flashes of recent events.
+// Canvas 2D drawing of the 2D continuous-time frame: bodies as circles, the walls, the swept
+// boxes or the calendar's cells, and the flashes of recent events (the 3D frame is drawn in
+// WebGL2 by spheres.js).
 
-export class CcdPainter {
-  constructor(canvas) {
-    this.canvas = canvas;
-    this.ctx = canvas.getContext('2d');
-    this.flash = new Float32Array(0);
-    this.wallFlash = new Float32Array(6);
-    this.order = new Uint32Array(0);
+/** How lit each body and wall is by its recent events; flashes fade over the next frames. */
+export class Flashes {
+  constructor() {
+    this.body = new Float32Array(0);
+    this.wall = new Float32Array(6);
   }
 
-  /** Lights up the frame's events; flashes fade over the next frames. */
-  flashEvents(frame) {
-    if (this.flash.length !== frame.bodyCount) {
-      this.flash = new Float32Array(frame.bodyCount);
-      this.order = new Uint32Array(frame.bodyCount);
-    }
+  /** Lights up the frame's events. */
+  add(frame) {
+    if (this.body.length !== frame.bodyCount) this.body = new Float32Array(frame.bodyCount);
     for (let e = 0; e < frame.eventCount; e++) {
       const kind = frame.eventWords[e * 4 + 1];
       const a = frame.eventWords[e * 4 + 2];
       const b = frame.eventWords[e * 4 + 3];
-      if (a < this.flash.length) this.flash[a] = 1;
-      if (kind === 0 && b < this.flash.length) this.flash[b] = 1;
-      else if (kind === 1 && b < 6) this.wallFlash[b] = 1;
+      if (a < this.body.length) this.body[a] = 1;
+      if (kind === 0 && b < this.body.length) this.body[b] = 1;
+      else if (kind === 1 && b < 6) this.wall[b] = 1;
     }
+  }
+
+  /** Fades every flash, once per drawn frame; faint ones go out. */
+  fade() {
+    for (const values of [this.body, this.wall]) {
+      for (let k = 0; k < values.length; k++) values[k] = values[k] > 0.15 ? values[k] * 0.55 : 0;
+    }
+  }
+}
+
+export class CcdPainter {
+  constructor(canvas, flashes) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d');
+    this.flashes = flashes;
   }
 
   draw(frame) {
@@ -49,14 +59,12 @@ export class CcdPainter {
     this.drawCells(ctx, frame, X, Y, sx, sy, ratio);
     this.drawBodies(ctx, frame, X, Y, scale);
     this.drawSwept(ctx, frame, X, Y, ratio);
-    for (let k = 0; k < this.flash.length; k++) this.flash[k] *= 0.55;
-    for (let k = 0; k < 6; k++) this.wallFlash[k] *= 0.55;
   }
 
   drawWalls(ctx, X, Y, sx, sy, ratio) {
     const walls = [[0, 0, 0, sy], [sx, 0, sx, sy], [0, 0, sx, 0], [0, sy, sx, sy]];
     for (let k = 0; k < 4; k++) {
-      const f = this.wallFlash[k] > 0.15 ? this.wallFlash[k] : 0;
+      const f = this.flashes.wall[k];
       ctx.strokeStyle = f > 0 ? `rgba(255,220,120,${0.4 + 0.6 * f})` : '#555';
       ctx.lineWidth = (1 + 3 * f) * ratio;
       const [x0, y0, x1, y1] = walls[k];
@@ -86,18 +94,13 @@ export class CcdPainter {
 
   drawBodies(ctx, frame, X, Y, scale) {
     const { bodies, bodyCount } = frame;
-    const order = this.order;
-    for (let i = 0; i < bodyCount; i++) order[i] = i;
-    const depth = frame.dim === 3 ? frame.size[2] || 1 : 1;
-    if (frame.dim === 3) order.sort((a, b) => bodies[a * 4 + 2] - bodies[b * 4 + 2]);
-    for (let k = 0; k < bodyCount; k++) {
-      const i = order[k];
-      const x = bodies[i * 4], y = bodies[i * 4 + 1], z = bodies[i * 4 + 2], r = bodies[i * 4 + 3];
-      const f = this.flash[i] > 0.15 ? this.flash[i] : 0;
-      const light = frame.dim === 3 ? 0.45 + 0.55 * (z / depth) : 1;
+    const flash = this.flashes.body;
+    for (let i = 0; i < bodyCount; i++) {
+      const x = bodies[i * 4], y = bodies[i * 4 + 1], r = bodies[i * 4 + 3];
+      const f = flash[i];
       ctx.fillStyle = f > 0
         ? `rgb(255,${Math.round(255 - 120 * f)},${Math.round(120 - 100 * f)})`
-        : `rgb(${Math.round(80 * light)},${Math.round(150 * light)},${Math.round(230 * light)})`;
+        : 'rgb(80,150,230)';
       ctx.beginPath();
       ctx.arc(X(x), Y(y), Math.max(0.5, r * scale), 0, 2 * Math.PI);
       ctx.fill();

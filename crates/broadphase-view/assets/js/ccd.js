@@ -2,7 +2,8 @@
 // since the last frame times the time scale, one request at a time, and draws each frame.
 
 import { Stream, decodeCcd } from './stream.js';
-import { CcdPainter } from './ccd-draw.js';
+import { CcdPainter, Flashes } from './ccd-draw.js';
+import { SpherePainter } from './spheres.js';
 import { byId, fillSelect, onNumber, playButton, setText, showError } from './controls.js';
 
 const MAX_ADVANCE = 60;
@@ -11,16 +12,19 @@ const RATE_WINDOW_MS = 2000;
 const TIMINGS_KEPT = 2000;
 
 const ui = {
-  canvas: byId('ccd-canvas'), method: byId('method'), objects: byId('objects'), dim: byId('dim'),
+  canvas: byId('ccd-canvas'), glCanvas: byId('ccd-gl'), method: byId('method'), objects: byId('objects'), dim: byId('dim'),
   play: byId('play'), scale: byId('time-scale'), scaleText: byId('time-scale-text'),
   simTime: byId('sim-time'), collisions: byId('collisions'), rate: byId('rate'),
   wallHits: byId('wall-hits'), compute: byId('compute'), pageMs: byId('page-ms'),
   overlay: byId('overlay'), overlayText: byId('overlay-text'), error: byId('error'),
 };
 
-const painter = new CcdPainter(ui.canvas);
+const flashes = new Flashes();
+const painter = new CcdPainter(ui.canvas, flashes);
+// Made when a 3D frame first arrives: a 2D-only page needs no WebGL.
+let spheres = null;
 const state = {
-  pending: false, lastAdvance: 0, time: 0, collisions: 0, frames: 0, frameMs: [],
+  pending: false, lastAdvance: 0, time: 0, dim: 0, collisions: 0, frames: 0, frameMs: [],
   samples: [], perWallSecond: 0,
 };
 window.ccdState = state;
@@ -41,8 +45,9 @@ const stream = new Stream('ccd-stream', {
   frame(buffer, receivedAt) {
     const frame = decodeCcd(buffer);
     state.pending = false;
-    painter.flashEvents(frame);
-    painter.draw(frame);
+    flashes.add(frame);
+    draw(frame);
+    flashes.fade();
     show(frame, receivedAt);
     const ms = performance.now() - receivedAt;
     if (state.frameMs.length === TIMINGS_KEPT) state.frameMs.shift();
@@ -61,8 +66,22 @@ const stream = new Stream('ccd-stream', {
   },
 });
 
+/** Draws 2D frames on the 2D canvas and 3D frames as spheres on the WebGL2 one. */
+function draw(frame) {
+  const three = frame.dim === 3;
+  ui.canvas.hidden = three;
+  ui.glCanvas.hidden = !three;
+  if (!three) {
+    painter.draw(frame);
+    return;
+  }
+  spheres ??= new SpherePainter(ui.glCanvas, flashes);
+  spheres.draw(frame);
+}
+
 function show(frame, now) {
   state.time = frame.time;
+  state.dim = frame.dim;
   state.collisions = frame.collisions;
   const samples = state.samples;
   samples.push(now, frame.collisions);

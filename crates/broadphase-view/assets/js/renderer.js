@@ -63,7 +63,7 @@ function cubeTriangles() {
   return new Float32Array(out);
 }
 
-function cubeEdges() {
+export function cubeEdges() {
   const out = [];
   for (let axis = 0; axis < 3; axis++) {
     for (let k = 0; k < 4; k++) {
@@ -77,7 +77,7 @@ function cubeEdges() {
   return new Float32Array(out);
 }
 
-function compile(gl, vs, fs) {
+export function compile(gl, vs, fs) {
   const program = gl.createProgram();
   for (const [type, src] of [[gl.VERTEX_SHADER, vs], [gl.FRAGMENT_SHADER, fs]]) {
     const shader = gl.createShader(type);
@@ -92,7 +92,7 @@ function compile(gl, vs, fs) {
 }
 
 // One instanced draw: a static mesh, and per-instance boxes (6 f32) and one byte each.
-class InstancedBoxes {
+export class InstancedBoxes {
   constructor(gl, mesh, stride, withNormals) {
     this.gl = gl;
     this.count = 0;
