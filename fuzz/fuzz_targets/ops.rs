@@ -96,8 +96,29 @@ enum Op {
         other: u16,
         shift_axis: u8,
     },
+    /// Removes a live proxy; with `report` false without events for its pairs.
     Remove {
         which: u16,
+        report: bool,
+    },
+    /// A new filter for a live proxy: its pairs are re-evaluated at the next update.
+    SetFilter {
+        which: u16,
+        group: u8,
+        mask: u8,
+    },
+    /// A new kind for a live proxy.
+    SetKind {
+        which: u16,
+        is_static: bool,
+    },
+    /// Asks for a live proxy's pairs to be reported as begun again.
+    ReportAgain {
+        which: u16,
+    },
+    /// Sets every algorithm's fat margin (`margin` / 8; 0 stores exact boxes).
+    FatMargin {
+        margin: u8,
     },
     /// Translates `count` live boxes from `first` on (wrapping, repeats allowed) in one batch.
     Batch {
@@ -120,6 +141,19 @@ enum Op {
         direction: [i8; 3],
         length: u8,
     },
+}
+
+fn kind_of(is_static: bool) -> ProxyKind {
+    if is_static {
+        ProxyKind::Static
+    } else {
+        ProxyKind::Dynamic
+    }
+}
+
+/// Group and mask from the fuzzer's bytes, with a shared bit so that most proxies collide.
+fn filter_of(group: u8, mask: u8) -> CollisionFilter {
+    CollisionFilter::new(group as u32 | 1 << 8, mask as u32 | 1 << 8)
 }
 
 #[derive(Arbitrary, Debug)]
@@ -151,13 +185,7 @@ fuzz_target!(|input: Input| {
                 mask,
             } => {
                 if let Some(aabb) = spec.aabb() {
-                    let kind = if is_static {
-                        ProxyKind::Static
-                    } else {
-                        ProxyKind::Dynamic
-                    };
-                    let filter = CollisionFilter::new(group as u32 | 1 << 8, mask as u32 | 1 << 8);
-                    let handle = verifier.insert(aabb, kind, filter);
+                    let handle = verifier.insert(aabb, kind_of(is_static), filter_of(group, mask));
                     live.push(handle);
                     boxes.resize(handle as usize + 1, aabb);
                     boxes[handle as usize] = aabb;
@@ -226,13 +254,29 @@ fuzz_target!(|input: Input| {
                 }
                 verifier.set_aabbs(&batch);
             }
-            Op::Remove { which } => {
+            Op::Remove { which, report } => {
                 if !live.is_empty() {
                     let h = live.swap_remove(which as usize % live.len());
-                    verifier.remove(h);
+                    verifier.remove(h, report);
                     removed.push(h);
                 }
             }
+            Op::SetFilter { which, group, mask } => {
+                if let Some(h) = pick(which, &live) {
+                    verifier.set_filter(h, filter_of(group, mask));
+                }
+            }
+            Op::SetKind { which, is_static } => {
+                if let Some(h) = pick(which, &live) {
+                    verifier.set_kind(h, kind_of(is_static));
+                }
+            }
+            Op::ReportAgain { which } => {
+                if let Some(h) = pick(which, &live) {
+                    verifier.report_pairs_again(h);
+                }
+            }
+            Op::FatMargin { margin } => verifier.set_fat_margin(f32::from(margin) / 8.0),
             Op::Stale { which } => {
                 if let Some(h) = pick(which, &removed) {
                     verifier.use_stale(h, boxes[h as usize]);

@@ -70,20 +70,44 @@ impl BroadPhase for ParryBvh {
         "parry-bvh"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        let id = self.store.insert(aabb, kind, filter)?;
+    fn insert_keyed(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+        key: u64,
+    ) -> Result<ProxyId> {
+        let id = self.store.insert_keyed(aabb, kind, filter, key)?;
         self.mark_dirty(id.index() as usize);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.store.set_aabb(id, aabb)?;
-        self.mark_dirty(slot);
+        if let Some(slot) = self.store.set_aabb(id, aabb)? {
+            self.mark_dirty(slot);
+        }
         Ok(())
     }
 
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.store.remove(id).map(|_| ())
+    fn remove_with(&mut self, id: ProxyId, report: bool) -> Result<()> {
+        self.store.remove(id, report).map(|_| ())
+    }
+
+    // The pair set is recomputed at every update with the current filters and kinds.
+    fn set_filter(&mut self, id: ProxyId, filter: CollisionFilter) -> Result<()> {
+        self.store.set_filter(id, filter).map(|_| ())
+    }
+
+    fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<()> {
+        self.store.set_kind(id, kind).map(|_| ())
+    }
+
+    fn report_pairs_again(&mut self, id: ProxyId) -> Result<()> {
+        self.store.report_pairs_again(id)
+    }
+
+    fn set_fat_margin(&mut self, margin: f32) -> Result<()> {
+        self.store.set_fat_margin(margin)
     }
 
     fn try_update(&mut self, events: &mut PairEvents) -> Result<()> {

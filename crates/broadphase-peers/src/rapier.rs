@@ -133,10 +133,17 @@ impl BroadPhase for RapierBroadPhase {
         "rapier"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        let id = self.store.insert(aabb, kind, filter)?;
+    fn insert_keyed(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+        key: u64,
+    ) -> Result<ProxyId> {
+        let id = self.store.insert_keyed(aabb, kind, filter, key)?;
         let slot = id.index() as usize;
-        let (center, half) = outward_cuboid(&aabb);
+        // The stored box: the given one, or grown by the fat margin.
+        let (center, half) = outward_cuboid(self.store.proxies().aabb(slot));
         let collider = ColliderBuilder::cuboid(half.x, half.y, half.z)
             .translation(center)
             .active_collision_types(ActiveCollisionTypes::all())
@@ -157,11 +164,13 @@ impl BroadPhase for RapierBroadPhase {
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.store.set_aabb(id, aabb)?;
+        let Some(slot) = self.store.set_aabb(id, aabb)? else {
+            return Ok(());
+        };
         let Some(handle) = self.handles[slot] else {
             return Ok(());
         };
-        let (center, half) = outward_cuboid(&aabb);
+        let (center, half) = outward_cuboid(self.store.proxies().aabb(slot));
         if let Some(collider) = self.colliders.get_mut(handle) {
             collider.set_translation(center);
             let resized = collider
@@ -178,8 +187,8 @@ impl BroadPhase for RapierBroadPhase {
         Ok(())
     }
 
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        let slot = self.store.remove(id)?;
+    fn remove_with(&mut self, id: ProxyId, report: bool) -> Result<()> {
+        let slot = self.store.remove(id, report)?;
         if let Some(handle) = self.handles[slot].take() {
             self.colliders.remove(
                 handle,
@@ -191,6 +200,23 @@ impl BroadPhase for RapierBroadPhase {
             self.removed.push(handle);
         }
         Ok(())
+    }
+
+    // Rapier's candidates are filtered with the current filters and kinds at every update.
+    fn set_filter(&mut self, id: ProxyId, filter: CollisionFilter) -> Result<()> {
+        self.store.set_filter(id, filter).map(|_| ())
+    }
+
+    fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<()> {
+        self.store.set_kind(id, kind).map(|_| ())
+    }
+
+    fn report_pairs_again(&mut self, id: ProxyId) -> Result<()> {
+        self.store.report_pairs_again(id)
+    }
+
+    fn set_fat_margin(&mut self, margin: f32) -> Result<()> {
+        self.store.set_fat_margin(margin)
     }
 
     fn try_update(&mut self, events: &mut PairEvents) -> Result<()> {

@@ -36,8 +36,35 @@ pub trait BroadPhase: Send + Sync {
     /// The algorithm's name as used on the command line (`"sap"`, `"brute-force"`, …).
     fn name(&self) -> &'static str;
 
-    /// Adds a proxy. Its pairs appear at the next `update`.
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId>;
+    /// Adds a proxy with key 0. Its pairs appear at the next `update`.
+    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+        self.insert_keyed(aabb, kind, filter, 0)
+    }
+
+    /// Adds a proxy that carries the caller's `key` (an entity, a collider handle): every
+    /// [`Pair`] it is part of, in events and in [`BroadPhase::pairs`], names it, and
+    /// [`BroadPhase::key`] reads it, so the caller needs no map from ids to its own handles.
+    /// Keys need not be unique. Its pairs appear at the next `update`.
+    ///
+    /// ```
+    /// use broadphase::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyKind};
+    /// let mut bp = broadphase::create("sap", &Default::default())?;
+    /// for entity in [17_u64, 42] {
+    ///     bp.insert_keyed(Aabb::from_arrays([0.0; 3], [1.0; 3])?, ProxyKind::Dynamic, CollisionFilter::ALL, entity)?;
+    /// }
+    /// let mut events = PairEvents::new();
+    /// bp.update(&mut events);
+    /// let pair = events.begun[0];
+    /// assert_eq!((pair.key_a, pair.key_b), (17, 42));
+    /// # Ok::<(), broadphase::Error>(())
+    /// ```
+    fn insert_keyed(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+        key: u64,
+    ) -> Result<ProxyId>;
 
     /// Moves or resizes a proxy. The pair set changes at the next `update`.
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()>;
@@ -55,7 +82,74 @@ pub trait BroadPhase: Send + Sync {
 
     /// Removes a proxy; the id is invalid at once. Its pairs are reported as ended at the
     /// next `update`.
-    fn remove(&mut self, id: ProxyId) -> Result<()>;
+    fn remove(&mut self, id: ProxyId) -> Result<()> {
+        self.remove_with(id, true)
+    }
+
+    /// Removes a proxy whose pairs the caller drops itself (an engine that destroys a
+    /// collider forgets its contacts at once): the id is invalid at once, and its pairs end
+    /// at the next `update` without events.
+    fn remove_without_events(&mut self, id: ProxyId) -> Result<()> {
+        self.remove_with(id, false)
+    }
+
+    /// Removes a proxy, its pairs reported as ended at the next `update` when `report` is
+    /// true ([`BroadPhase::remove`]), silently otherwise
+    /// ([`BroadPhase::remove_without_events`]).
+    fn remove_with(&mut self, id: ProxyId, report: bool) -> Result<()>;
+
+    /// Replaces a proxy's filter. At the next `update` its pairs that the new filter forbids
+    /// end and its overlapping pairs that it now allows begin, as if it had been inserted
+    /// anew, but with the same id and without ending the pairs that stay.
+    ///
+    /// # Performance
+    /// The next update also costs O(pairs) and O(n) per changed proxy (for up to 16 of them;
+    /// O((n + k) log n) for k more), whatever the algorithm: filters change seldom, and a
+    /// scan finds the new pairs without the algorithm's help.
+    ///
+    /// ```
+    /// use broadphase::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyKind};
+    /// let mut bp = broadphase::create("dynamic-tree", &Default::default())?;
+    /// let unit = Aabb::from_arrays([0.0; 3], [1.0; 3])?;
+    /// let a = bp.insert(unit, ProxyKind::Dynamic, CollisionFilter::new(1, 1))?;
+    /// let b = bp.insert(unit, ProxyKind::Dynamic, CollisionFilter::new(2, 2))?;
+    /// let mut events = PairEvents::new();
+    /// bp.update(&mut events);
+    /// assert!(events.begun.is_empty()); // groups 1 and 2 do not collide
+    /// bp.set_filter(b, CollisionFilter::new(2, 1 | 2))?;
+    /// bp.set_filter(a, CollisionFilter::new(1, 1 | 2))?;
+    /// bp.update(&mut events);
+    /// assert_eq!(events.begun.len(), 1);
+    /// # Ok::<(), broadphase::Error>(())
+    /// ```
+    fn set_filter(&mut self, id: ProxyId, filter: CollisionFilter) -> Result<()>;
+
+    /// Replaces a proxy's kind; its pairs are re-evaluated at the next `update` as for
+    /// [`BroadPhase::set_filter`] (two static proxies never pair).
+    fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<()>;
+
+    /// Makes the next `update` list every pair of this proxy (as of after that update) in
+    /// `events.begun`, those that were already pairs included: for a caller that dropped
+    /// them on its side while the boxes still overlap (an engine's narrow phase that drops a
+    /// body's contacts when it is disabled and re-enabled). O(pairs) at that update.
+    fn report_pairs_again(&mut self, id: ProxyId) -> Result<()>;
+
+    /// Grows the boxes given from now on ([`BroadPhase::insert`], [`BroadPhase::set_aabb`])
+    /// by `margin` on every side before storing them; a box given to `set_aabb` that lies
+    /// inside the stored (fat) box changes nothing. The pairs are then exactly the pairs of
+    /// the stored fat boxes, a superset of the pairs of the boxes given, and
+    /// [`BroadPhase::aabb`] returns the fat box. 0 (the default) stores the boxes as given.
+    ///
+    /// # When to use
+    /// When objects jitter or move a little each step (resting piles, slow characters) and
+    /// the caller's narrow phase tests the reported pairs anyway: most moves then stay inside
+    /// the fat box and cost nothing, at the price of more (false) pairs. For fast or
+    /// teleporting objects the margin only adds pairs. Measure with the workbench on your
+    /// scene.
+    ///
+    /// Fails with [`Error::InvalidOption`](crate::Error::InvalidOption) for a negative or
+    /// non-finite margin.
+    fn set_fat_margin(&mut self, margin: f32) -> Result<()>;
 
     /// Brings the pair set up to date and writes what began and ended into `events`
     /// (cleared first).
@@ -213,10 +307,17 @@ pub trait BroadPhase: Send + Sync {
         self.len() == 0
     }
 
-    /// The current box of a live proxy.
+    /// The current (stored) box of a live proxy.
     fn aabb(&self, id: ProxyId) -> Result<Aabb> {
         let proxies = self.proxies();
         Ok(*proxies.aabb(proxies.index_of(id)?))
+    }
+
+    /// The caller's key of a live proxy ([`BroadPhase::insert_keyed`]; 0 for
+    /// [`BroadPhase::insert`]).
+    fn key(&self, id: ProxyId) -> Result<u64> {
+        let proxies = self.proxies();
+        Ok(proxies.key(proxies.index_of(id)?))
     }
 
     /// Number of pairs as of the last `update`.
@@ -231,10 +332,7 @@ pub trait BroadPhase: Send + Sync {
         let proxies = self.proxies();
         out.extend(self.pair_set().keys().iter().map(|&key| {
             let (a, b) = key_indices(key);
-            Pair {
-                a: proxies.id(a as usize),
-                b: proxies.id(b as usize),
-            }
+            Pair::of_slots(proxies, a as usize, b as usize)
         }));
     }
 }

@@ -320,25 +320,53 @@ impl BroadPhase for PhysxBroadPhase {
         self.kind.name()
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+    fn insert_keyed(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+        key: u64,
+    ) -> Result<ProxyId> {
         if self.store.proxies().slot_count() >= ffi::MAX_HANDLES as usize {
             return Err(broadphase::Error::CapacityExhausted);
         }
-        let id = self.store.insert(aabb, kind, filter)?;
+        let id = self.store.insert_keyed(aabb, kind, filter, key)?;
         self.touch(id.index() as usize);
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.store.set_aabb(id, aabb)?;
+        if let Some(slot) = self.store.set_aabb(id, aabb)? {
+            self.touch(slot);
+        }
+        Ok(())
+    }
+
+    fn remove_with(&mut self, id: ProxyId, report: bool) -> Result<()> {
+        let slot = self.store.remove(id, report)?;
         self.touch(slot);
         Ok(())
     }
 
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        let slot = self.store.remove(id)?;
-        self.touch(slot);
+    // Candidates are filtered with the current filters at every update.
+    fn set_filter(&mut self, id: ProxyId, filter: CollisionFilter) -> Result<()> {
+        self.store.set_filter(id, filter).map(|_| ())
+    }
+
+    /// PhysX fixes a handle's group (static or its own dynamic group) when the handle is
+    /// created, so a new kind starts a new PhysX broad phase at the next update.
+    fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<()> {
+        self.store.set_kind(id, kind)?;
+        self.raw = None;
         Ok(())
+    }
+
+    fn report_pairs_again(&mut self, id: ProxyId) -> Result<()> {
+        self.store.report_pairs_again(id)
+    }
+
+    fn set_fat_margin(&mut self, margin: f32) -> Result<()> {
+        self.store.set_fat_margin(margin)
     }
 
     fn try_update(&mut self, events: &mut PairEvents) -> Result<()> {

@@ -38,8 +38,8 @@ use rounds::Probation;
 use stats::{SceneStats, SHIFT};
 use trial::TrialSample;
 
-use crate::backend::pair_key;
 use crate::backend::pair_tracker::Pair;
+use crate::backend::{key_indices, pair_key};
 use crate::backend::{PairSet, ProxyTable};
 use crate::query::{Ray, RayHit};
 use crate::{
@@ -74,8 +74,9 @@ pub struct Adaptive {
     candidates: Vec<&'static str>,
     /// The pairs, changed in slot order: their order depends only on the boxes.
     pairs: PairSet,
-    /// The pair limit, given to every algorithm this one builds.
+    /// The pair limit and the fat margin, given to every algorithm this one builds.
     pair_limit: Option<usize>,
+    fat_margin: f32,
     /// The algorithm in use; its proxy table is ours (see the module docs).
     active: Box<dyn BroadPhase>,
     /// Per outer slot: the step (plus one) in which it last moved, so that nothing needs
@@ -98,6 +99,9 @@ pub struct Adaptive {
     last_inserted: Vec<u32>,
     /// Proxies removed during this step.
     removed: usize,
+    /// Slots removed without events during this step: the active algorithm drops their
+    /// pairs silently, so the mirror pair set must drop them itself.
+    removed_silently: Vec<u32>,
     step: u64,
     next_trial: u64,
     trial_interval: u64,
@@ -179,6 +183,7 @@ impl Adaptive {
             candidates,
             pairs: PairSet::new(),
             pair_limit: None,
+            fat_margin: 0.0,
             active: algorithm,
             moved_in: Vec::new(),
             moves: Vec::new(),
@@ -188,6 +193,7 @@ impl Adaptive {
             inserted: Vec::new(),
             last_inserted: Vec::new(),
             removed: 0,
+            removed_silently: Vec::new(),
             step: 0,
             next_trial: options.min_trial_interval,
             trial_interval: options.min_trial_interval,
@@ -269,13 +275,42 @@ impl Adaptive {
     }
 }
 
+impl Adaptive {
+    /// Drops from the mirror pair set the pairs of the slots removed without events this
+    /// step, which the active algorithm ended without telling. O(pairs) when there are any.
+    fn drop_pairs_of_removed_silently(&mut self) {
+        if self.removed_silently.is_empty() {
+            return;
+        }
+        self.removed_silently.sort_unstable();
+        let removed = &self.removed_silently;
+        let mut position = 0;
+        while position < self.pairs.len() {
+            let (a, b) = key_indices(self.pairs.keys()[position]);
+            if removed.binary_search(&a).is_ok() || removed.binary_search(&b).is_ok() {
+                // The last pair moves into `position`; look at it next.
+                self.pairs.remove_at(position);
+            } else {
+                position += 1;
+            }
+        }
+        self.removed_silently.clear();
+    }
+}
+
 impl BroadPhase for Adaptive {
     fn name(&self) -> &'static str {
         "adaptive"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
-        let id = self.active.insert(aabb, kind, filter)?;
+    fn insert_keyed(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+        key: u64,
+    ) -> Result<ProxyId> {
+        let id = self.active.insert_keyed(aabb, kind, filter, key)?;
         let slot = id.index() as usize;
         if self.moved_in.len() <= slot {
             self.moved_in.resize(slot + 1, 0);
@@ -341,9 +376,30 @@ impl BroadPhase for Adaptive {
         self.active.set_aabbs(moves)
     }
 
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.active.remove(id)?;
+    fn remove_with(&mut self, id: ProxyId, report: bool) -> Result<()> {
+        self.active.remove_with(id, report)?;
         self.removed += 1;
+        if !report {
+            self.removed_silently.push(id.index());
+        }
+        Ok(())
+    }
+
+    fn set_filter(&mut self, id: ProxyId, filter: CollisionFilter) -> Result<()> {
+        self.active.set_filter(id, filter)
+    }
+
+    fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<()> {
+        self.active.set_kind(id, kind)
+    }
+
+    fn report_pairs_again(&mut self, id: ProxyId) -> Result<()> {
+        self.active.report_pairs_again(id)
+    }
+
+    fn set_fat_margin(&mut self, margin: f32) -> Result<()> {
+        self.active.set_fat_margin(margin)?;
+        self.fat_margin = margin;
         Ok(())
     }
 
@@ -369,8 +425,10 @@ impl BroadPhase for Adaptive {
             self.moved_count = 0;
             self.inserted.clear();
             self.removed = 0;
+            self.removed_silently.clear();
             return Err(error);
         }
+        self.drop_pairs_of_removed_silently();
         // Slot order, so that the pair set and the events do not depend on the inner
         // algorithm. (Ids are ours: the events need no mapping.)
         let key = |p: &Pair| pair_key(p.a.index(), p.b.index());
@@ -433,6 +491,7 @@ impl BroadPhase for Adaptive {
     fn clear(&mut self) {
         self.pairs.clear();
         self.active.clear();
+        self.removed_silently.clear();
         self.moved_in.iter_mut().for_each(|m| *m = 0);
         self.moves.clear();
         self.moved_count = 0;

@@ -105,12 +105,14 @@ impl Adaptive {
         for slot in table.live_slots() {
             let aabb = *table.aabb(slot);
             let id = algorithm
-                .insert(aabb, table.kind(slot), table.filter(slot))
+                .insert_keyed(aabb, table.kind(slot), table.filter(slot), table.key(slot))
                 .ok()?;
             if id != table.id(slot) {
                 return None; // mirror_ids broke its promise: keep the active algorithm
             }
         }
+        // After the inserts: the boxes in the table are already fat.
+        algorithm.set_fat_margin(self.fat_margin).ok()?;
         algorithm.set_pair_limit(self.pair_limit);
         algorithm.try_update(&mut PairEvents::new()).ok()?;
         Some(algorithm)

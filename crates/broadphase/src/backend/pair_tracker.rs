@@ -5,22 +5,51 @@ use rustc_hash::FxHashSet;
 use crate::backend::{key_indices, pair_key, PairSet, ProxyTable};
 use crate::{Error, ProxyId, Result};
 
-/// An overlapping pair of proxies, the one with the smaller slot index first.
+/// An overlapping pair of proxies, the one with the smaller slot index first, with the keys
+/// their callers gave them ([`BroadPhase::insert_keyed`](crate::BroadPhase::insert_keyed); 0
+/// for proxies inserted without one), so that an engine reads its own handles (entities,
+/// collider handles) from events without a map of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pair {
     /// The proxy with the smaller slot index.
     pub a: ProxyId,
     /// The proxy with the larger slot index.
     pub b: ProxyId,
+    /// The key of `a`.
+    pub key_a: u64,
+    /// The key of `b`.
+    pub key_b: u64,
 }
 
 impl Pair {
-    /// Orders the two ids by slot index.
+    /// Orders the two ids by slot index; both keys 0.
     pub fn new(x: ProxyId, y: ProxyId) -> Self {
-        if x.index() < y.index() {
-            Self { a: x, b: y }
+        Self::with_keys((x, 0), (y, 0))
+    }
+
+    /// Orders two (id, key) by slot index.
+    pub fn with_keys(x: (ProxyId, u64), y: (ProxyId, u64)) -> Self {
+        let (first, second) = if x.0.index() < y.0.index() {
+            (x, y)
         } else {
-            Self { a: y, b: x }
+            (y, x)
+        };
+        Self {
+            a: first.0,
+            b: second.0,
+            key_a: first.1,
+            key_b: second.1,
+        }
+    }
+
+    /// The pair of slots `a` and `b` of `proxies` (live or removed since the last update).
+    #[inline]
+    pub(crate) fn of_slots(proxies: &ProxyTable, a: usize, b: usize) -> Self {
+        Self {
+            a: proxies.id(a),
+            b: proxies.id(b),
+            key_a: proxies.key(a),
+            key_b: proxies.key(b),
         }
     }
 }
@@ -29,6 +58,11 @@ impl Pair {
 ///
 /// Applying them to the pair set before the update gives the set after it: every begun pair
 /// was absent before and is present now, every ended pair the reverse; no pair appears twice.
+/// Two calls widen this on purpose: the pairs of a proxy removed with
+/// [`BroadPhase::remove_without_events`](crate::BroadPhase::remove_without_events) end
+/// without an event, and the pairs of a proxy passed to
+/// [`BroadPhase::report_pairs_again`](crate::BroadPhase::report_pairs_again) are all listed
+/// as begun, those present before included.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PairEvents {
     /// Pairs that overlap now and did not before.
@@ -97,6 +131,9 @@ pub struct PairTracker {
     limit: usize,
     overflowed: bool,
     lost: bool,
+    /// Slots whose pairs the next `finish` reports as begun again, with their flags by slot.
+    again: Vec<u32>,
+    again_flags: Vec<bool>,
 }
 
 impl Default for PairTracker {
@@ -111,6 +148,8 @@ impl Default for PairTracker {
             limit: PairSet::MAX_LEN,
             overflowed: false,
             lost: false,
+            again: Vec::new(),
+            again_flags: Vec::new(),
         }
     }
 }
@@ -171,6 +210,12 @@ impl PairTracker {
     #[inline]
     pub fn lost(&self) -> bool {
         self.lost
+    }
+
+    /// Lists every pair of slot `slot` after the step as begun at the next
+    /// [`PairTracker::finish`], those already present before included.
+    pub fn report_again(&mut self, slot: u32) {
+        self.again.push(slot);
     }
 
     /// Marks the step overflowed (an algorithm's own pair-sized scratch set refused a pair),
@@ -325,16 +370,14 @@ impl PairTracker {
             self.present_before.clear();
             self.overflowed = false;
             self.lost = true;
+            self.again.clear();
             self.give_back_memory();
             return Err(Error::PairLimit { limit: self.limit });
         }
         self.lost = false;
         let pair = |key: u64| {
             let (a, b) = key_indices(key);
-            Pair {
-                a: proxies.id(a as usize),
-                b: proxies.id(b as usize),
-            }
+            Pair::of_slots(proxies, a as usize, b as usize)
         };
         for &key in &self.absent_before {
             if self.set.find_key(key).is_some() {
@@ -343,13 +386,51 @@ impl PairTracker {
         }
         for &key in &self.present_before {
             if self.set.find_key(key).is_none() {
-                events.ended.push(pair(key));
+                let (a, b) = key_indices(key);
+                // A proxy removed without events takes its pairs with it silently.
+                if !proxies.is_removed_silently(a as usize)
+                    && !proxies.is_removed_silently(b as usize)
+                {
+                    events.ended.push(pair(key));
+                }
             }
         }
+        self.report_pairs_again(proxies, events);
         self.absent_before.clear();
         self.present_before.clear();
         self.give_back_memory();
         Ok(())
+    }
+
+    /// Lists as begun the pairs of the slots passed to [`PairTracker::report_again`] that
+    /// the step did not already report: the pairs present before the step and still present.
+    /// O(pairs) when a slot was listed, free otherwise.
+    fn report_pairs_again(&mut self, proxies: &ProxyTable, events: &mut PairEvents) {
+        if self.again.is_empty() {
+            return;
+        }
+        self.again_flags.clear();
+        self.again_flags.resize(proxies.slot_count(), false);
+        for &slot in &self.again {
+            if proxies.is_live(slot as usize) {
+                self.again_flags[slot as usize] = true;
+            }
+        }
+        // The keys absent before the step; those present now were just reported as begun.
+        // (`changed` is free here: `finish` cleared it.)
+        self.changed.extend(self.absent_before.iter().copied());
+        for &key in self.set.keys() {
+            let (a, b) = key_indices(key);
+            if (self.again_flags[a as usize] || self.again_flags[b as usize])
+                && !self.changed.contains(&key)
+            {
+                events
+                    .begun
+                    .push(Pair::of_slots(proxies, a as usize, b as usize));
+            }
+        }
+        self.changed.clear();
+        self.again.clear();
     }
 
     /// After a step that changed far more pairs than the set holds now (a pair explosion
@@ -371,6 +452,7 @@ impl PairTracker {
     /// Drops all pairs without events (for `clear`).
     pub fn clear(&mut self) {
         self.set.clear();
+        self.again.clear();
         self.absent_before.clear();
         self.present_before.clear();
         self.changed.clear();
@@ -383,6 +465,8 @@ impl PairTracker {
         self.set.memory_bytes()
             + (self.absent_before.capacity() + self.present_before.capacity()) * 8
             + self.changed.capacity() * 9
+            + self.again.capacity() * 4
+            + self.again_flags.capacity()
     }
 }
 
@@ -396,7 +480,7 @@ mod tests {
         let mut table = ProxyTable::new();
         for _ in 0..n {
             table
-                .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL, 0)
                 .unwrap();
         }
         table
@@ -456,7 +540,7 @@ mod tests {
         tracker.add(1, 2);
         tracker.finish(&proxies, &mut events).unwrap();
         let removed = proxies.id(1);
-        proxies.remove(removed).unwrap();
+        proxies.remove(removed, true).unwrap();
         tracker.remove_pairs_of_removed(&proxies);
         tracker.finish(&proxies, &mut events).unwrap();
         assert_eq!(events.ended.len(), 2);

@@ -97,11 +97,13 @@ enum SlotState {
     /// Removed by the user; the slot is released at the next `release_removed` so that no
     /// index is reused between two updates (pair keys stay unambiguous within a step).
     Removed,
+    /// Removed like `Removed`, but its pairs end without events.
+    RemovedSilently,
     Free,
 }
 
-/// The proxies of one broad phase: boxes, kinds and filters in parallel arrays indexed by slot,
-/// with generations and a free list of slots.
+/// The proxies of one broad phase: boxes, kinds, filters and caller keys in parallel arrays
+/// indexed by slot, with generations and a free list of slots.
 ///
 /// Slots freed by `remove` are held back until `ProxyTable::release_removed` (called at the end
 /// of every update), so an index names one proxy for the whole interval between two updates.
@@ -110,6 +112,7 @@ pub struct ProxyTable {
     aabbs: Vec<Aabb>,
     kinds: Vec<ProxyKind>,
     filters: Vec<CollisionFilter>,
+    keys: Vec<u64>,
     generations: Vec<u32>,
     states: Vec<SlotState>,
     free: Vec<u32>,
@@ -123,12 +126,13 @@ impl ProxyTable {
         Self::default()
     }
 
-    /// Adds a proxy and returns its id.
+    /// Adds a proxy with the caller's `key` and returns its id.
     pub(crate) fn insert(
         &mut self,
         aabb: Aabb,
         kind: ProxyKind,
         filter: CollisionFilter,
+        key: u64,
     ) -> Result<ProxyId> {
         let index = match self.free.pop() {
             Some(index) => {
@@ -136,6 +140,7 @@ impl ProxyTable {
                 self.aabbs[i] = aabb;
                 self.kinds[i] = kind;
                 self.filters[i] = filter;
+                self.keys[i] = key;
                 self.states[i] = SlotState::Live;
                 index
             }
@@ -148,6 +153,7 @@ impl ProxyTable {
                 self.aabbs.push(aabb);
                 self.kinds.push(kind);
                 self.filters.push(filter);
+                self.keys.push(key);
                 self.generations.push(0);
                 self.states.push(SlotState::Live);
                 index
@@ -175,10 +181,29 @@ impl ProxyTable {
         Ok(i)
     }
 
-    /// Marks a live proxy removed; returns the slot index. The id is invalid from now on.
-    pub(crate) fn remove(&mut self, id: ProxyId) -> Result<usize> {
+    /// Replaces the filter of a live proxy; returns the slot index.
+    pub(crate) fn set_filter(&mut self, id: ProxyId, filter: CollisionFilter) -> Result<usize> {
         let i = self.index_of(id)?;
-        self.states[i] = SlotState::Removed;
+        self.filters[i] = filter;
+        Ok(i)
+    }
+
+    /// Replaces the kind of a live proxy; returns the slot index.
+    pub(crate) fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<usize> {
+        let i = self.index_of(id)?;
+        self.kinds[i] = kind;
+        Ok(i)
+    }
+
+    /// Marks a live proxy removed; returns the slot index. The id is invalid from now on.
+    /// With `report` false its pairs end without events.
+    pub(crate) fn remove(&mut self, id: ProxyId, report: bool) -> Result<usize> {
+        let i = self.index_of(id)?;
+        self.states[i] = if report {
+            SlotState::Removed
+        } else {
+            SlotState::RemovedSilently
+        };
         self.removed.push(i as u32);
         self.live -= 1;
         Ok(i)
@@ -219,6 +244,7 @@ impl ProxyTable {
         self.aabbs.clone_from(&template.aabbs);
         self.kinds.clone_from(&template.kinds);
         self.filters.clone_from(&template.filters);
+        self.keys.clone_from(&template.keys);
         self.generations.clone_from(&template.generations);
         self.states.clear();
         self.states.resize(template.states.len(), SlotState::Free);
@@ -275,7 +301,16 @@ impl ProxyTable {
     /// True when slot `i` was removed since the last update (its pairs must end).
     #[inline]
     pub fn is_removed(&self, i: usize) -> bool {
-        self.states[i] == SlotState::Removed
+        matches!(
+            self.states[i],
+            SlotState::Removed | SlotState::RemovedSilently
+        )
+    }
+
+    /// True when slot `i` was removed since the last update without events for its pairs.
+    #[inline]
+    pub fn is_removed_silently(&self, i: usize) -> bool {
+        self.states[i] == SlotState::RemovedSilently
     }
 
     /// The box of slot `i` (live or removed-this-step).
@@ -300,6 +335,12 @@ impl ProxyTable {
     #[inline]
     pub fn filter(&self, i: usize) -> CollisionFilter {
         self.filters[i]
+    }
+
+    /// The caller's key of slot `i` (live or removed-this-step), as given at insert.
+    #[inline]
+    pub fn key(&self, i: usize) -> u64 {
+        self.keys[i]
     }
 
     /// The id of slot `i` (valid for live and removed-this-step slots).
@@ -361,6 +402,7 @@ impl ProxyTable {
         self.aabbs.capacity() * std::mem::size_of::<Aabb>()
             + self.kinds.capacity() * std::mem::size_of::<ProxyKind>()
             + self.filters.capacity() * std::mem::size_of::<CollisionFilter>()
+            + self.keys.capacity() * 8
             + self.generations.capacity() * 4
             + self.states.capacity() * std::mem::size_of::<SlotState>()
             + (self.free.capacity() + self.removed.capacity()) * 4
@@ -376,18 +418,18 @@ mod tests {
     fn stale_ids_are_rejected_after_reuse() {
         let mut table = ProxyTable::new();
         let a = table
-            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL, 0)
             .unwrap();
-        table.remove(a).unwrap();
-        assert_eq!(table.remove(a), Err(Error::StaleProxy(a)));
+        table.remove(a, true).unwrap();
+        assert_eq!(table.remove(a, true), Err(Error::StaleProxy(a)));
         // Not reused before release: the next insert takes a fresh slot.
         let b = table
-            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL, 0)
             .unwrap();
         assert_ne!(a.index(), b.index());
         table.release_removed();
         let c = table
-            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL, 0)
             .unwrap();
         assert_eq!(c.index(), a.index());
         assert_ne!(c.generation(), a.generation());
@@ -403,16 +445,17 @@ mod tests {
     fn filters_and_static_pairs() {
         let mut table = ProxyTable::new();
         let s1 = table
-            .insert(unit_box(), ProxyKind::Static, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Static, CollisionFilter::ALL, 0)
             .unwrap();
         let s2 = table
-            .insert(unit_box(), ProxyKind::Static, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Static, CollisionFilter::ALL, 0)
             .unwrap();
         let d = table
             .insert(
                 unit_box(),
                 ProxyKind::Dynamic,
                 CollisionFilter::new(0b01, 0b10),
+                0,
             )
             .unwrap();
         let e = table
@@ -420,6 +463,7 @@ mod tests {
                 unit_box(),
                 ProxyKind::Dynamic,
                 CollisionFilter::new(0b10, 0b01),
+                0,
             )
             .unwrap();
         let f = table
@@ -427,6 +471,7 @@ mod tests {
                 unit_box(),
                 ProxyKind::Dynamic,
                 CollisionFilter::new(0b01, 0b01),
+                0,
             )
             .unwrap();
         let idx = |id: ProxyId| id.index() as usize;
@@ -444,7 +489,7 @@ mod tests {
         let ids: Vec<_> = (0..4)
             .map(|_| {
                 table
-                    .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                    .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL, 0)
                     .unwrap()
             })
             .collect();
@@ -454,7 +499,7 @@ mod tests {
             assert!(table.index_of(id).is_err());
         }
         let fresh = table
-            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL, 0)
             .unwrap();
         assert_eq!(fresh.index(), 0);
     }
@@ -467,18 +512,18 @@ mod tests {
         let ids: Vec<ProxyId> = (0..10)
             .map(|_| {
                 template
-                    .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                    .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL, 0)
                     .unwrap()
             })
             .collect();
         for &k in &[7, 2, 5] {
-            template.remove(ids[k]).unwrap();
+            template.remove(ids[k], true).unwrap();
         }
         template.release_removed();
         template
-            .insert(unit_box(), ProxyKind::Static, CollisionFilter::ALL)
+            .insert(unit_box(), ProxyKind::Static, CollisionFilter::ALL, 0)
             .unwrap(); // reuses a slot
-        template.remove(ids[9]).unwrap();
+        template.remove(ids[9], true).unwrap();
         let mut mirror = ProxyTable::new();
         assert!(!mirror.mirror_layout(&template), "unreleased removals");
         template.release_removed();
@@ -489,6 +534,7 @@ mod tests {
                     *template.aabb(slot),
                     template.kind(slot),
                     template.filter(slot),
+                    template.key(slot),
                 )
                 .unwrap();
             assert_eq!(id, template.id(slot));
@@ -496,10 +542,10 @@ mod tests {
         assert_eq!(mirror.len(), template.len());
         for _ in 0..5 {
             let a = template
-                .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL, 0)
                 .unwrap();
             let b = mirror
-                .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL)
+                .insert(unit_box(), ProxyKind::Dynamic, CollisionFilter::ALL, 0)
                 .unwrap();
             assert_eq!(a, b);
         }

@@ -2,8 +2,14 @@
 //! the plumbing of insert, move, remove, clear and the end of an update written once.
 
 use crate::backend::{PairSet, PairTracker, ProxyTable};
+use crate::prune::{bipartite_pairs_with, PruneOptions, PruneScratch};
 use crate::util::MoveBuffer;
-use crate::{Aabb, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
+use crate::{Aabb, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Result};
+
+/// Up to this many proxies with a new filter or kind in one update, their new pairs are
+/// found by testing each against every proxy; beyond it, by one sort-and-sweep of the
+/// changed boxes against all boxes.
+const REEVALUATE_SCAN_MAX: usize = 16;
 
 /// The proxies of a broad phase and its pairs: what every algorithm keeps besides its own
 /// spatial structure.
@@ -22,7 +28,10 @@ use crate::{Aabb, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
 /// # Performance
 /// Insert, move and remove are O(1) (amortised; slots are reused after the update that
 /// removed them). [`ProxyStore::finish`] costs O(c) for the c pair changes of the step, or
-/// O(pairs) after a full recompute. Memory O(n + pairs).
+/// O(pairs) after a full recompute; after k filter or kind changes
+/// ([`ProxyStore::set_filter`]), O(pairs + n·k) for k up to 16 and
+/// O(pairs + (n + k) log n) above; after [`ProxyStore::report_pairs_again`], O(pairs).
+/// Memory O(n + pairs).
 ///
 /// Worst case: O(n²) for a finish that ends or begins every pair of n overlapping proxies.
 ///
@@ -43,6 +52,14 @@ use crate::{Aabb, CollisionFilter, PairEvents, ProxyId, ProxyKind, Result};
 pub struct ProxyStore {
     pub(crate) proxies: ProxyTable,
     pub(crate) pairs: PairTracker,
+    /// Boxes are stored grown by this much (0: exact).
+    fat_margin: f32,
+    /// Slots whose filter or kind changed since the last update, with scratch to
+    /// re-evaluate their pairs.
+    reevaluate: Vec<u32>,
+    flags: Vec<bool>,
+    changed_boxes: Vec<Aabb>,
+    found: Vec<(u32, u32)>,
 }
 
 impl ProxyStore {
@@ -51,7 +68,7 @@ impl ProxyStore {
         Self::default()
     }
 
-    /// Adds a proxy and returns its id (its slot is `id.index()`).
+    /// Adds a proxy with key 0 and returns its id (its slot is `id.index()`).
     #[inline]
     pub fn insert(
         &mut self,
@@ -59,38 +76,180 @@ impl ProxyStore {
         kind: ProxyKind,
         filter: CollisionFilter,
     ) -> Result<ProxyId> {
-        self.proxies.insert(aabb, kind, filter)
+        self.insert_keyed(aabb, kind, filter, 0)
     }
 
-    /// Replaces the box of a live proxy; returns its slot.
+    /// Adds a proxy with the caller's `key` and returns its id. With a fat margin the box
+    /// is stored grown by it.
     #[inline]
-    pub fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<usize> {
-        self.proxies.set_aabb(id, aabb)
+    pub fn insert_keyed(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+        key: u64,
+    ) -> Result<ProxyId> {
+        self.proxies.insert(self.fattened(aabb), kind, filter, key)
+    }
+
+    /// Replaces the box of a live proxy; returns its slot, or `None` when a fat margin is set
+    /// and the stored (fat) box already contains `aabb`, so that nothing changed.
+    #[inline]
+    pub fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<Option<usize>> {
+        if self.fat_margin > 0.0 {
+            let slot = self.proxies.index_of(id)?;
+            if self.proxies.aabb(slot).contains(&aabb) {
+                return Ok(None);
+            }
+        }
+        self.proxies.set_aabb(id, self.fattened(aabb)).map(Some)
+    }
+
+    #[inline]
+    fn fattened(&self, aabb: Aabb) -> Aabb {
+        if self.fat_margin > 0.0 {
+            aabb.expanded(self.fat_margin)
+        } else {
+            aabb
+        }
+    }
+
+    /// The margin boxes are grown by (0: exact boxes).
+    pub fn fat_margin(&self) -> f32 {
+        self.fat_margin
+    }
+
+    /// Sets the margin boxes given from now on are grown by (see
+    /// [`BroadPhase::set_fat_margin`](crate::BroadPhase::set_fat_margin)).
+    pub fn set_fat_margin(&mut self, margin: f32) -> Result<()> {
+        if !(margin.is_finite() && margin >= 0.0) {
+            return Err(Error::InvalidOption(
+                "the fat margin must be finite and at least 0",
+            ));
+        }
+        self.fat_margin = margin;
+        Ok(())
     }
 
     /// Marks a live proxy removed; returns its slot, which stays reserved until
-    /// [`ProxyStore::finish`] so that its pairs can still be ended by slot.
+    /// [`ProxyStore::finish`] so that its pairs can still be ended by slot. With `report`
+    /// false, they end without events.
     #[inline]
-    pub fn remove(&mut self, id: ProxyId) -> Result<usize> {
-        self.proxies.remove(id)
+    pub fn remove(&mut self, id: ProxyId, report: bool) -> Result<usize> {
+        self.proxies.remove(id, report)
     }
 
-    /// Ends an update: writes the net pair changes into `events` (cleared first) and
-    /// releases the slots of removed proxies.
+    /// Replaces the filter of a live proxy and returns its slot; [`ProxyStore::finish`]
+    /// re-evaluates its pairs.
+    pub fn set_filter(&mut self, id: ProxyId, filter: CollisionFilter) -> Result<usize> {
+        let slot = self.proxies.set_filter(id, filter)?;
+        self.reevaluate.push(slot as u32);
+        Ok(slot)
+    }
+
+    /// Replaces the kind of a live proxy and returns its slot; [`ProxyStore::finish`]
+    /// re-evaluates its pairs. An algorithm that keeps static proxies apart moves it.
+    pub fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<usize> {
+        let slot = self.proxies.set_kind(id, kind)?;
+        self.reevaluate.push(slot as u32);
+        Ok(slot)
+    }
+
+    /// Makes [`ProxyStore::finish`] list every pair of a live proxy as begun.
+    pub fn report_pairs_again(&mut self, id: ProxyId) -> Result<()> {
+        let slot = self.proxies.index_of(id)?;
+        self.pairs.report_again(slot as u32);
+        Ok(())
+    }
+
+    /// Ends an update: re-evaluates the pairs of proxies whose filter or kind changed,
+    /// writes the net pair changes into `events` (cleared first) and releases the slots of
+    /// removed proxies.
     ///
     /// Fails with [`Error::PairLimit`](crate::Error::PairLimit) when the update found more
     /// pairs than the limit (see [`PairTracker`]); the removed slots are released all the
     /// same.
     pub fn finish(&mut self, events: &mut PairEvents) -> Result<()> {
+        self.reevaluate_pairs();
         let result = self.pairs.finish(&self.proxies, events);
         self.proxies.release_removed();
         result
+    }
+
+    /// Brings the pairs of the slots whose filter or kind changed in line with them: ends
+    /// those now forbidden, begins the overlapping ones now allowed. The algorithm's own
+    /// update has placed every box by now, so the set is exact for every other proxy, and
+    /// algorithms add a pair only when it is allowed and drop it whenever the boxes part, so
+    /// it stays exact afterwards.
+    fn reevaluate_pairs(&mut self) {
+        if self.reevaluate.is_empty() {
+            return;
+        }
+        let proxies = &self.proxies;
+        let mut slots = std::mem::take(&mut self.reevaluate);
+        slots.retain(|&slot| proxies.is_live(slot as usize));
+        slots.sort_unstable();
+        slots.dedup();
+        let flags = &mut self.flags;
+        flags.clear();
+        flags.resize(proxies.slot_count(), false);
+        for &slot in &slots {
+            flags[slot as usize] = true;
+        }
+        self.pairs.retain(|a, b| {
+            !(flags[a as usize] || flags[b as usize]) || proxies.can_pair(a as usize, b as usize)
+        });
+        let limit = self.pairs.limit();
+        let pairs = &mut self.pairs;
+        // A pair of two changed slots is found from both; the second add is a no-op.
+        let mut begin = |slot: usize, other: usize| {
+            if proxies.is_live(other) && proxies.is_pair(slot, other) {
+                pairs.add(slot as u32, other as u32);
+            }
+        };
+        if slots.len() <= REEVALUATE_SCAN_MAX {
+            for &slot in &slots {
+                let aabb = proxies.aabb(slot as usize);
+                for (other, other_aabb) in proxies.aabbs().iter().enumerate() {
+                    if other_aabb.overlaps(aabb) {
+                        begin(slot as usize, other);
+                    }
+                }
+            }
+        } else {
+            self.changed_boxes.clear();
+            self.changed_boxes
+                .extend(slots.iter().map(|&slot| *proxies.aabb(slot as usize)));
+            let options = PruneOptions {
+                threads: 1,
+                max_pairs: Some(limit.saturating_mul(2).saturating_add(64)),
+                ..PruneOptions::default()
+            };
+            let found = &mut self.found;
+            let result = bipartite_pairs_with(
+                &self.changed_boxes,
+                proxies.aabbs(),
+                &options,
+                &mut PruneScratch::new(),
+                found,
+            );
+            for &(changed, other) in found.iter() {
+                begin(slots[changed as usize] as usize, other as usize);
+            }
+            found.clear();
+            if result.is_err() {
+                pairs.refuse();
+            }
+        }
+        slots.clear();
+        self.reevaluate = slots;
     }
 
     /// Removes every proxy and pair without events; outstanding ids become stale.
     pub fn clear(&mut self) {
         self.proxies.clear();
         self.pairs.clear();
+        self.reevaluate.clear();
     }
 
     /// The proxies.
@@ -123,16 +282,17 @@ impl ProxyStore {
         self.pairs.set()
     }
 
-    /// [`ProxyStore::insert`], and lists the new slot in `moved` (grown to the slot count) so
-    /// that the next update places it.
+    /// [`ProxyStore::insert_keyed`], and lists the new slot in `moved` (grown to the slot
+    /// count) so that the next update places it.
     pub(crate) fn insert_moved(
         &mut self,
         aabb: Aabb,
         kind: ProxyKind,
         filter: CollisionFilter,
+        key: u64,
         moved: &mut MoveBuffer,
     ) -> Result<ProxyId> {
-        let id = self.insert(aabb, kind, filter)?;
+        let id = self.insert_keyed(aabb, kind, filter, key)?;
         moved.grow(self.proxies.slot_count());
         moved.mark(id.index() as usize);
         Ok(id)
@@ -145,8 +305,9 @@ impl ProxyStore {
         aabb: Aabb,
         moved: &mut MoveBuffer,
     ) -> Result<()> {
-        let slot = self.set_aabb(id, aabb)?;
-        moved.mark(slot);
+        if let Some(slot) = self.set_aabb(id, aabb)? {
+            moved.mark(slot);
+        }
         Ok(())
     }
 
@@ -158,12 +319,18 @@ impl ProxyStore {
 
     /// Bytes of heap memory held (capacities).
     pub fn memory_bytes(&self) -> usize {
-        self.proxies.memory_bytes() + self.pairs.memory_bytes()
+        self.proxies.memory_bytes()
+            + self.pairs.memory_bytes()
+            + self.reevaluate.capacity() * 4
+            + self.flags.capacity()
+            + self.changed_boxes.capacity() * std::mem::size_of::<Aabb>()
+            + self.found.capacity() * 8
     }
 }
 
 /// Inside an `impl BroadPhase` block: the accessors of the algorithm's embedded
-/// [`ProxyStore`] (proxies, pairs, pair limit), named by its field path
+/// [`ProxyStore`] (proxies, pairs, pair limit) and the settings that touch only the store
+/// (pairs reported again, fat margin), named by its field path
 /// (`store_accessors!(store)`).
 macro_rules! store_accessors {
     ($($field:ident).+) => {
@@ -178,30 +345,51 @@ macro_rules! store_accessors {
         fn set_pair_limit(&mut self, limit: Option<usize>) {
             self.$($field).+.pairs_mut().set_limit(limit);
         }
+
+        fn report_pairs_again(&mut self, id: $crate::ProxyId) -> $crate::Result<()> {
+            self.$($field).+.report_pairs_again(id)
+        }
+
+        fn set_fat_margin(&mut self, margin: f32) -> $crate::Result<()> {
+            self.$($field).+.set_fat_margin(margin)
+        }
     };
 }
 pub(crate) use store_accessors;
 
 /// Inside an `impl BroadPhase` block of an algorithm that recomputes its pairs from the store
-/// at every update and so keeps no bookkeeping of moves: `insert`, `set_aabb` and `remove`
-/// forwarded to the embedded store, named by its field path (`store_edits!(store)`).
+/// at every update and so keeps no bookkeeping of moves: `insert_keyed`, `set_aabb`,
+/// `remove_with`, `set_filter` and `set_kind` forwarded to the embedded store, named by its field path (`store_edits!(store)`).
 macro_rules! store_edits {
     ($($field:ident).+) => {
-        fn insert(
+        fn insert_keyed(
             &mut self,
             aabb: $crate::Aabb,
             kind: $crate::ProxyKind,
             filter: $crate::CollisionFilter,
+            key: u64,
         ) -> $crate::Result<$crate::ProxyId> {
-            self.$($field).+.insert(aabb, kind, filter)
+            self.$($field).+.insert_keyed(aabb, kind, filter, key)
         }
 
         fn set_aabb(&mut self, id: $crate::ProxyId, aabb: $crate::Aabb) -> $crate::Result<()> {
             self.$($field).+.set_aabb(id, aabb).map(|_| ())
         }
 
-        fn remove(&mut self, id: $crate::ProxyId) -> $crate::Result<()> {
-            self.$($field).+.remove(id).map(|_| ())
+        fn remove_with(&mut self, id: $crate::ProxyId, report: bool) -> $crate::Result<()> {
+            self.$($field).+.remove(id, report).map(|_| ())
+        }
+
+        fn set_filter(
+            &mut self,
+            id: $crate::ProxyId,
+            filter: $crate::CollisionFilter,
+        ) -> $crate::Result<()> {
+            self.$($field).+.set_filter(id, filter).map(|_| ())
+        }
+
+        fn set_kind(&mut self, id: $crate::ProxyId, kind: $crate::ProxyKind) -> $crate::Result<()> {
+            self.$($field).+.set_kind(id, kind).map(|_| ())
         }
     };
 }
@@ -209,19 +397,21 @@ pub(crate) use store_edits;
 
 /// Inside an `impl BroadPhase` block of an algorithm that re-places the proxies listed in a
 /// move buffer at its next update: `insert` (listing the new slot, then `grow_slots()` to
-/// size the algorithm's per-slot arrays), `set_aabb` (listing the slot) and `remove`
-/// forwarded to the store (`store_moved_edits!(store, moved)`).
+/// size the algorithm's per-slot arrays), `set_aabb` and `set_kind` (listing the slot, so
+/// that a placement that depends on the kind is redone) and `remove` forwarded to the store
+/// (`store_moved_edits!(store, moved)`).
 macro_rules! store_moved_edits {
     ($store:ident, $moved:ident) => {
-        fn insert(
+        fn insert_keyed(
             &mut self,
             aabb: $crate::Aabb,
             kind: $crate::ProxyKind,
             filter: $crate::CollisionFilter,
+            key: u64,
         ) -> $crate::Result<$crate::ProxyId> {
             let id = self
                 .$store
-                .insert_moved(aabb, kind, filter, &mut self.$moved)?;
+                .insert_moved(aabb, kind, filter, key, &mut self.$moved)?;
             self.grow_slots();
             Ok(id)
         }
@@ -230,8 +420,22 @@ macro_rules! store_moved_edits {
             self.$store.set_aabb_moved(id, aabb, &mut self.$moved)
         }
 
-        fn remove(&mut self, id: $crate::ProxyId) -> $crate::Result<()> {
-            self.$store.remove(id).map(|_| ())
+        fn remove_with(&mut self, id: $crate::ProxyId, report: bool) -> $crate::Result<()> {
+            self.$store.remove(id, report).map(|_| ())
+        }
+
+        fn set_filter(
+            &mut self,
+            id: $crate::ProxyId,
+            filter: $crate::CollisionFilter,
+        ) -> $crate::Result<()> {
+            self.$store.set_filter(id, filter).map(|_| ())
+        }
+
+        fn set_kind(&mut self, id: $crate::ProxyId, kind: $crate::ProxyKind) -> $crate::Result<()> {
+            let slot = self.$store.set_kind(id, kind)?;
+            self.$moved.mark(slot);
+            Ok(())
         }
     };
 }

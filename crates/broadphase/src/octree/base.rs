@@ -37,8 +37,9 @@ impl<P: Placement> OctreeBase<P> {
         aabb: Aabb,
         kind: ProxyKind,
         filter: CollisionFilter,
+        key: u64,
     ) -> Result<ProxyId> {
-        let id = self.store.insert(aabb, kind, filter)?;
+        let id = self.store.insert_keyed(aabb, kind, filter, key)?;
         let slots = self.store.proxies.slot_count();
         self.nodes.grow_slots(slots);
         self.moved.grow(slots);
@@ -49,15 +50,16 @@ impl<P: Placement> OctreeBase<P> {
     /// [`BroadPhase::set_aabb`](crate::BroadPhase::set_aabb): the box is re-placed at the
     /// next update if it left its node.
     pub(crate) fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.store.set_aabb(id, aabb)?;
-        self.moved.mark(slot);
+        if let Some(slot) = self.store.set_aabb(id, aabb)? {
+            self.moved.mark(slot);
+        }
         Ok(())
     }
 
-    /// [`BroadPhase::remove`](crate::BroadPhase::remove): the box leaves its list at the next
-    /// update.
-    pub(crate) fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.store.remove(id).map(|_| ())
+    /// [`BroadPhase::remove_with`](crate::BroadPhase::remove_with): the box leaves its list
+    /// at the next update.
+    pub(crate) fn remove(&mut self, id: ProxyId, report: bool) -> Result<()> {
+        self.store.remove(id, report).map(|_| ())
     }
 
     /// Removes every box and forgets the root.
@@ -134,21 +136,39 @@ macro_rules! octree_broad_phase {
                 $name
             }
 
-            fn insert(
+            fn insert_keyed(
                 &mut self,
                 aabb: $crate::Aabb,
                 kind: $crate::ProxyKind,
                 filter: $crate::CollisionFilter,
+                key: u64,
             ) -> $crate::Result<$crate::ProxyId> {
-                self.base.insert(aabb, kind, filter)
+                self.base.insert(aabb, kind, filter, key)
             }
 
             fn set_aabb(&mut self, id: $crate::ProxyId, aabb: $crate::Aabb) -> $crate::Result<()> {
                 self.base.set_aabb(id, aabb)
             }
 
-            fn remove(&mut self, id: $crate::ProxyId) -> $crate::Result<()> {
-                self.base.remove(id)
+            fn remove_with(&mut self, id: $crate::ProxyId, report: bool) -> $crate::Result<()> {
+                self.base.remove(id, report)
+            }
+
+            fn set_filter(
+                &mut self,
+                id: $crate::ProxyId,
+                filter: $crate::CollisionFilter,
+            ) -> $crate::Result<()> {
+                self.base.store.set_filter(id, filter).map(|_| ())
+            }
+
+            // The octrees place boxes by size and position only.
+            fn set_kind(
+                &mut self,
+                id: $crate::ProxyId,
+                kind: $crate::ProxyKind,
+            ) -> $crate::Result<()> {
+                self.base.store.set_kind(id, kind).map(|_| ())
             }
 
             fn try_update(&mut self, events: &mut $crate::PairEvents) -> $crate::Result<()> {

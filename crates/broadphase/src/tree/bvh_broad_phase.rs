@@ -223,11 +223,17 @@ impl BroadPhase for BvhBroadPhase {
         "bvh"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+    fn insert_keyed(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+        key: u64,
+    ) -> Result<ProxyId> {
         if self.store.proxies.slot_count() >= crate::tree::bvh::LEAF_BIT as usize {
             return Err(crate::Error::CapacityExhausted);
         }
-        let id = self.store.insert(aabb, kind, filter)?;
+        let id = self.store.insert_keyed(aabb, kind, filter, key)?;
         let slot = id.index() as usize;
         if self.leaf_of_slot.len() <= slot {
             self.leaf_of_slot.resize(slot + 1, NO_LEAF);
@@ -240,8 +246,17 @@ impl BroadPhase for BvhBroadPhase {
         self.store.set_aabb(id, aabb).map(|_| ())
     }
 
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.store.remove(id).map(|_| ())
+    fn remove_with(&mut self, id: ProxyId, report: bool) -> Result<()> {
+        self.store.remove(id, report).map(|_| ())
+    }
+
+    fn set_filter(&mut self, id: ProxyId, filter: CollisionFilter) -> Result<()> {
+        self.store.set_filter(id, filter).map(|_| ())
+    }
+
+    // The hierarchy holds statics with the others.
+    fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<()> {
+        self.store.set_kind(id, kind).map(|_| ())
     }
 
     fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {

@@ -1,17 +1,36 @@
 //! The comparisons: after an update, each algorithm's pair set, events and proxy count
 //! against the model; on request, its box queries and ray casts.
 
+use super::model::key_of;
 use super::report::describe_difference;
 use super::Verifier;
-use crate::{Aabb, CollisionFilter, ProxyId, Ray, RayHit};
+use crate::{Aabb, CollisionFilter, Pair, ProxyId, Ray, RayHit};
 
 impl Verifier {
-    /// The handles of the proxies `a` and `b` of algorithm `k`, smaller first.
-    fn handle_pair(&self, k: usize, a: ProxyId, b: ProxyId) -> (u32, u32) {
+    /// The sorted handle pairs of algorithm `k`'s `pairs`, and the first pair whose keys are
+    /// not those its proxies were inserted with.
+    fn handle_pairs(&self, k: usize, pairs: &[Pair]) -> (Vec<(u32, u32)>, Option<String>) {
         let slots = &self.handles_by_slot[k];
-        let ha = slots.get(a.index() as usize).copied().unwrap_or(u32::MAX);
-        let hb = slots.get(b.index() as usize).copied().unwrap_or(u32::MAX);
-        (ha.min(hb), ha.max(hb))
+        let handle = |id: ProxyId| slots.get(id.index() as usize).copied().unwrap_or(u32::MAX);
+        let mut wrong_key = None;
+        let mut out: Vec<_> = pairs
+            .iter()
+            .map(|p| {
+                let (ha, hb) = (handle(p.a), handle(p.b));
+                if wrong_key.is_none() && (p.key_a, p.key_b) != (key_of(ha), key_of(hb)) {
+                    wrong_key = Some(format!(
+                        "pair ({ha}, {hb}) has keys ({}, {}), inserted with ({}, {})",
+                        p.key_a,
+                        p.key_b,
+                        key_of(ha),
+                        key_of(hb)
+                    ));
+                }
+                (ha.min(hb), ha.max(hb))
+            })
+            .collect();
+        out.sort_unstable();
+        (out, wrong_key)
     }
 
     /// Updates every algorithm and compares pair sets and events with the exact model (on
@@ -22,13 +41,30 @@ impl Verifier {
                 self.lost[k] = self.algorithms[k].try_update(&mut self.events).is_err();
             }
             self.previous_valid = false;
+            self.silent.clear();
+            self.again.clear();
             self.report.steps += 1;
             return;
         }
         let expected = self.exact_pairs();
         let check_events = self.previous_valid;
-        let expected_begun: Vec<_> = expected.difference(&self.previous).copied().collect();
-        let expected_ended: Vec<_> = self.previous.difference(&expected).copied().collect();
+        // Begun: the new pairs, and every pair of a proxy asked to report its pairs again.
+        // Ended: the pairs gone, but for those of proxies removed without events.
+        let again = std::mem::take(&mut self.again);
+        let silent = std::mem::take(&mut self.silent);
+        let expected_begun: Vec<_> = expected
+            .iter()
+            .filter(|&&(a, b)| {
+                !self.previous.contains(&(a, b)) || again.contains(&a) || again.contains(&b)
+            })
+            .copied()
+            .collect();
+        let expected_ended: Vec<_> = self
+            .previous
+            .difference(&expected)
+            .filter(|(a, b)| !silent.contains(a) && !silent.contains(b))
+            .copied()
+            .collect();
         let all_begun: Vec<_> = expected.iter().copied().collect();
         // With a limit: the pairs of the boxes alone (no filters, static pairs included),
         // which an algorithm may count against the limit before filtering.
@@ -71,19 +107,12 @@ impl Verifier {
             };
             let check_events = check_events || self.lost[k];
             self.lost[k] = false;
-            let mut begun: Vec<_> = events
-                .begun
-                .iter()
-                .map(|p| self.handle_pair(k, p.a, p.b))
-                .collect();
-            let mut ended: Vec<_> = events
-                .ended
-                .iter()
-                .map(|p| self.handle_pair(k, p.a, p.b))
-                .collect();
-            begun.sort_unstable();
-            ended.sort_unstable();
+            let (begun, wrong_begun) = self.handle_pairs(k, &events.begun);
+            let (ended, wrong_ended) = self.handle_pairs(k, &events.ended);
             self.events = events;
+            for wrong in [wrong_begun, wrong_ended] {
+                self.check(wrong.is_none(), || format!("{name}: event {wrong:?}"));
+            }
             self.check(!check_events || &begun == expected_begun, || {
                 format!(
                     "{name}: begun events differ: {}",
@@ -97,11 +126,8 @@ impl Verifier {
                 )
             });
             self.algorithms[k].pairs(&mut pairs);
-            let mut listed: Vec<_> = pairs
-                .iter()
-                .map(|p| self.handle_pair(k, p.a, p.b))
-                .collect();
-            listed.sort_unstable();
+            let (listed, wrong) = self.handle_pairs(k, &pairs);
+            self.check(wrong.is_none(), || format!("{name}: listed {wrong:?}"));
             let expected_list: Vec<_> = expected.iter().copied().collect();
             self.check(listed == expected_list, || {
                 format!(

@@ -20,7 +20,7 @@ mod scenario;
 use std::collections::BTreeSet;
 
 use crate::{Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind};
-use model::ModelProxy;
+use model::{key_of, stored_box, ModelProxy};
 
 pub use crate::util::SplitMix64;
 pub use report::{VerifyConfig, VerifyReport};
@@ -50,6 +50,12 @@ pub struct Verifier {
     /// Per algorithm: its last update failed on the pair limit, so the next one that
     /// succeeds reports every pair as begun.
     lost: Vec<bool>,
+    /// The fat margin set on every algorithm (0: exact boxes).
+    fat_margin: f32,
+    /// Handles removed without events since the last update: their pairs end silently.
+    silent: BTreeSet<u32>,
+    /// Handles whose pairs the next update reports as begun again.
+    again: BTreeSet<u32>,
 }
 
 impl Verifier {
@@ -72,6 +78,9 @@ impl Verifier {
             previous_valid: true,
             pair_limit: None,
             lost: vec![false; n],
+            fat_margin: 0.0,
+            silent: BTreeSet::new(),
+            again: BTreeSet::new(),
         }
     }
 
@@ -95,13 +104,19 @@ impl Verifier {
         }
     }
 
-    /// Inserts a proxy into every algorithm and the model; returns its handle.
+    /// Inserts a proxy into every algorithm and the model; returns its handle. The proxy
+    /// carries a key derived from the handle, which every pair reported must name.
     pub fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> u32 {
         let handle = self.model.len() as u32;
-        self.model.push(Some(ModelProxy { aabb, kind, filter }));
+        let key = key_of(handle);
+        self.model.push(Some(ModelProxy {
+            aabb: stored_box(self.fat_margin, None, aabb),
+            kind,
+            filter,
+        }));
         self.live.push(handle);
         for k in 0..self.algorithms.len() {
-            match self.algorithms[k].insert(aabb, kind, filter) {
+            match self.algorithms[k].insert_keyed(aabb, kind, filter, key) {
                 Ok(id) => {
                     self.ids[k].push(id);
                     let slots = &mut self.handles_by_slot[k];
@@ -123,8 +138,9 @@ impl Verifier {
 
     /// Moves a live proxy in every algorithm and the model.
     pub fn set_aabb(&mut self, handle: u32, aabb: Aabb) {
+        let margin = self.fat_margin;
         if let Some(proxy) = self.model[handle as usize].as_mut() {
-            proxy.aabb = aabb;
+            proxy.aabb = stored_box(margin, Some(proxy.aabb), aabb);
         }
         for k in 0..self.algorithms.len() {
             let id = self.ids[k][handle as usize];
@@ -141,7 +157,7 @@ impl Verifier {
     pub fn set_aabbs(&mut self, moves: &[(u32, Aabb)]) {
         for &(handle, aabb) in moves {
             if let Some(proxy) = self.model[handle as usize].as_mut() {
-                proxy.aabb = aabb;
+                proxy.aabb = stored_box(self.fat_margin, Some(proxy.aabb), aabb);
             }
         }
         for k in 0..self.algorithms.len() {
@@ -160,16 +176,78 @@ impl Verifier {
         }
     }
 
-    /// Removes a live proxy from every algorithm and the model.
-    pub fn remove(&mut self, handle: u32) {
+    /// Removes a live proxy from every algorithm and the model; with `report` false by
+    /// [`BroadPhase::remove_without_events`], so that its pairs end without events.
+    pub fn remove(&mut self, handle: u32, report: bool) {
         self.model[handle as usize] = None;
         self.live.retain(|&h| h != handle);
+        if !report {
+            self.silent.insert(handle);
+        }
         for k in 0..self.algorithms.len() {
             let id = self.ids[k][handle as usize];
-            let result = self.algorithms[k].remove(id);
+            let result = if report {
+                self.algorithms[k].remove(id)
+            } else {
+                self.algorithms[k].remove_without_events(id)
+            };
             let name = self.algorithms[k].name();
             self.check(result.is_ok(), || {
-                format!("{name}: remove({id}) failed: {result:?}")
+                format!("{name}: remove({id}, report {report}) failed: {result:?}")
+            });
+        }
+    }
+
+    /// Replaces a live proxy's filter in every algorithm and the model.
+    pub fn set_filter(&mut self, handle: u32, filter: CollisionFilter) {
+        if let Some(proxy) = self.model[handle as usize].as_mut() {
+            proxy.filter = filter;
+        }
+        self.for_each_id(handle, "set_filter", |bp, id| bp.set_filter(id, filter));
+    }
+
+    /// Replaces a live proxy's kind in every algorithm and the model.
+    pub fn set_kind(&mut self, handle: u32, kind: ProxyKind) {
+        if let Some(proxy) = self.model[handle as usize].as_mut() {
+            proxy.kind = kind;
+        }
+        self.for_each_id(handle, "set_kind", |bp, id| bp.set_kind(id, kind));
+    }
+
+    /// Asks every algorithm to report a live proxy's pairs as begun at the next update.
+    pub fn report_pairs_again(&mut self, handle: u32) {
+        self.again.insert(handle);
+        self.for_each_id(handle, "report_pairs_again", |bp, id| {
+            bp.report_pairs_again(id)
+        });
+    }
+
+    /// Sets the fat margin of every algorithm and the model; boxes given from now on are
+    /// stored grown by it.
+    pub fn set_fat_margin(&mut self, margin: f32) {
+        self.fat_margin = margin;
+        for k in 0..self.algorithms.len() {
+            let result = self.algorithms[k].set_fat_margin(margin);
+            let name = self.algorithms[k].name();
+            self.check(result.is_ok(), || {
+                format!("{name}: set_fat_margin({margin}) failed: {result:?}")
+            });
+        }
+    }
+
+    /// Calls `op` with the id of `handle` in every algorithm and checks that it succeeds.
+    fn for_each_id(
+        &mut self,
+        handle: u32,
+        what: &str,
+        mut op: impl FnMut(&mut dyn BroadPhase, ProxyId) -> crate::Result<()>,
+    ) {
+        for k in 0..self.algorithms.len() {
+            let id = self.ids[k][handle as usize];
+            let result = op(self.algorithms[k].as_mut(), id);
+            let name = self.algorithms[k].name();
+            self.check(result.is_ok(), || {
+                format!("{name}: {what}({id}) failed: {result:?}")
             });
         }
     }
@@ -178,13 +256,22 @@ impl Verifier {
     pub fn use_stale(&mut self, handle: u32, aabb: Aabb) {
         for k in 0..self.algorithms.len() {
             let id = self.ids[k][handle as usize];
-            let moved = self.algorithms[k].set_aabb(id, aabb);
-            let batch = self.algorithms[k].set_aabbs(&[(id, aabb)]);
-            let removed = self.algorithms[k].remove(id);
-            let name = self.algorithms[k].name();
+            let bp = &mut self.algorithms[k];
+            let results = [
+                bp.set_aabb(id, aabb),
+                bp.set_aabbs(&[(id, aabb)]),
+                bp.remove(id),
+                bp.remove_without_events(id),
+                bp.set_filter(id, CollisionFilter::ALL),
+                bp.set_kind(id, ProxyKind::Dynamic),
+                bp.report_pairs_again(id),
+                bp.aabb(id).map(|_| ()),
+                bp.key(id).map(|_| ()),
+            ];
+            let name = bp.name();
             let stale = Err(Error::StaleProxy(id));
-            self.check(moved == stale && batch == stale && removed == stale, || {
-                format!("{name}: stale id {id} gave {moved:?}, {batch:?} and {removed:?}")
+            self.check(results.iter().all(|r| *r == stale), || {
+                format!("{name}: stale id {id} gave {results:?}")
             });
         }
     }
@@ -204,6 +291,8 @@ impl Verifier {
         self.live.clear();
         self.previous.clear();
         self.lost.fill(false);
+        self.silent.clear();
+        self.again.clear();
     }
 
     /// Sets the pair limit of every algorithm

@@ -9,9 +9,29 @@ use crate::{Aabb, CollisionFilter, ProxyKind};
 /// One proxy of the model.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ModelProxy {
+    /// The box as the algorithms store it: as given, or grown by the fat margin.
     pub(super) aabb: Aabb,
     pub(super) kind: ProxyKind,
     pub(super) filter: CollisionFilter,
+}
+
+/// The key the verifier gives the proxy of a handle: distinct from the handle, so that a
+/// key read back from an algorithm shows it was carried, not recomputed.
+pub(super) fn key_of(handle: u32) -> u64 {
+    u64::from(handle).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xB0A7
+}
+
+/// The box a broad phase with this fat margin stores for `aabb` given in place of `stored`
+/// (`None` for an insert): unchanged while the stored box contains it.
+pub(super) fn stored_box(margin: f32, stored: Option<Aabb>, aabb: Aabb) -> Aabb {
+    if margin > 0.0 {
+        match stored {
+            Some(stored) if stored.contains(&aabb) => stored,
+            _ => aabb.expanded(margin),
+        }
+    } else {
+        aabb
+    }
 }
 
 impl Verifier {

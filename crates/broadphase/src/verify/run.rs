@@ -44,12 +44,7 @@ impl Verifier {
             } else {
                 ProxyKind::Dynamic
             };
-            let filter = match rng.below(8) {
-                0 => CollisionFilter::new(1, 2),
-                1 => CollisionFilter::new(2, 1),
-                2 => CollisionFilter::new(4, 4),
-                _ => CollisionFilter::ALL,
-            };
+            let filter = random_filter(rng);
             self.insert(aabb, kind, filter);
         }
         let removals = if self.live.len() > objects / 2 {
@@ -62,7 +57,7 @@ impl Verifier {
                 break;
             }
             let handle = self.live[rng.below(self.live.len())];
-            self.remove(handle);
+            self.remove(handle, !rng.chance(0.3));
             if rng.chance(0.3) {
                 let aabb = scenario.random_box(rng);
                 self.use_stale(handle, aabb);
@@ -107,6 +102,7 @@ impl Verifier {
         if !batch.is_empty() {
             self.set_aabbs(&batch);
         }
+        self.random_edits(rng);
         if rng.chance(0.03) {
             // Limits around the current pair count, so that updates both fail and recover;
             // half the time none.
@@ -146,5 +142,53 @@ impl Verifier {
             let ray = Ray::new(origin, direction, length).expect("finite ray");
             self.check_queries(&query, &ray, filter);
         }
+    }
+
+    /// Now and then: new filters and kinds, pairs asked for again, a new fat margin (back
+    /// to 0 half the time, so that runs see both).
+    fn random_edits(&mut self, rng: &mut SplitMix64) {
+        if self.live.is_empty() {
+            return;
+        }
+        let edits = match rng.below(8) {
+            0 => rng.below(3) + 1,
+            1 => rng.below(self.live.len() / 4 + 1) + 17,
+            _ => 0,
+        };
+        for _ in 0..edits {
+            let handle = self.live[rng.below(self.live.len())];
+            if rng.chance(0.5) {
+                self.set_filter(handle, random_filter(rng));
+            } else {
+                let kind = if rng.chance(0.5) {
+                    ProxyKind::Static
+                } else {
+                    ProxyKind::Dynamic
+                };
+                self.set_kind(handle, kind);
+            }
+        }
+        if rng.chance(0.1) {
+            let handle = self.live[rng.below(self.live.len())];
+            self.report_pairs_again(handle);
+        }
+        if rng.chance(0.01) {
+            let margin = match rng.below(4) {
+                0 => 0.05,
+                1 => 0.5,
+                _ => 0.0,
+            };
+            self.set_fat_margin(margin);
+        }
+    }
+}
+
+/// Mostly `ALL`, sometimes groups that collide only with some others.
+fn random_filter(rng: &mut SplitMix64) -> CollisionFilter {
+    match rng.below(8) {
+        0 => CollisionFilter::new(1, 2),
+        1 => CollisionFilter::new(2, 1),
+        2 => CollisionFilter::new(4, 4),
+        _ => CollisionFilter::ALL,
     }
 }

@@ -457,25 +457,41 @@ impl BroadPhase for SweepAndPrune {
         "sap"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+    fn insert_keyed(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+        key: u64,
+    ) -> Result<ProxyId> {
         // Endpoints pack the slot into 31 bits; the top values are the sentinels'.
         if self.store.proxies.slot_count() >= (SENTINEL >> 1) as usize - 1 {
             return Err(crate::Error::CapacityExhausted);
         }
-        let id = self.store.insert(aabb, kind, filter)?;
+        let id = self.store.insert_keyed(aabb, kind, filter, key)?;
         self.grow_slots();
         self.inserted.push(id.index());
         Ok(id)
     }
 
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
-        let slot = self.store.set_aabb(id, aabb)?;
-        self.moved.mark(slot);
+        if let Some(slot) = self.store.set_aabb(id, aabb)? {
+            self.moved.mark(slot);
+        }
         Ok(())
     }
 
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.store.remove(id).map(|_| ())
+    fn remove_with(&mut self, id: ProxyId, report: bool) -> Result<()> {
+        self.store.remove(id, report).map(|_| ())
+    }
+
+    fn set_filter(&mut self, id: ProxyId, filter: CollisionFilter) -> Result<()> {
+        self.store.set_filter(id, filter).map(|_| ())
+    }
+
+    // The sweep keeps statics with the others.
+    fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<()> {
+        self.store.set_kind(id, kind).map(|_| ())
     }
 
     fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {

@@ -204,6 +204,19 @@ impl DynamicTreeBroadPhase {
         }
     }
 
+    /// Takes a live proxy's leaf out of its tree and lists it as moved, so that the next
+    /// update inserts it again and finds its candidates anew (after a change of filter or
+    /// kind, which decide which candidates it has and which tree holds it).
+    fn reinsert_leaf(&mut self, slot: usize) {
+        if self.leaves.contains(slot as u32) {
+            let mut leaves = std::mem::take(&mut self.leaves);
+            self.tree_of(slot).remove_held(&mut leaves, slot as u32);
+            self.leaves = leaves;
+        }
+        let center = self.store.proxies.aabb(slot).center();
+        self.mark_moved(slot, center);
+    }
+
     fn mark_moved(&mut self, slot: usize, from: Vec3) {
         if self.flags[slot] & MOVED == 0 {
             self.flags[slot] |= MOVED;
@@ -228,11 +241,17 @@ impl BroadPhase for DynamicTreeBroadPhase {
         "dynamic-tree"
     }
 
-    fn insert(&mut self, aabb: Aabb, kind: ProxyKind, filter: CollisionFilter) -> Result<ProxyId> {
+    fn insert_keyed(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        filter: CollisionFilter,
+        key: u64,
+    ) -> Result<ProxyId> {
         if self.store.proxies.slot_count() >= crate::tree::dynamic::MAX_NODES {
             return Err(Error::CapacityExhausted);
         }
-        let id = self.store.insert(aabb, kind, filter)?;
+        let id = self.store.insert_keyed(aabb, kind, filter, key)?;
         let slot = id.index() as usize;
         if self.flags.len() <= slot {
             self.flags.resize(slot + 1, 0);
@@ -244,13 +263,27 @@ impl BroadPhase for DynamicTreeBroadPhase {
     fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<()> {
         let slot = self.store.proxies.index_of(id)?;
         let from = self.store.proxies.aabb(slot).center();
-        self.store.set_aabb(id, aabb)?;
-        self.mark_moved(slot, from);
+        if self.store.set_aabb(id, aabb)?.is_some() {
+            self.mark_moved(slot, from);
+        }
         Ok(())
     }
 
-    fn remove(&mut self, id: ProxyId) -> Result<()> {
-        self.store.remove(id).map(|_| ())
+    fn remove_with(&mut self, id: ProxyId, report: bool) -> Result<()> {
+        self.store.remove(id, report).map(|_| ())
+    }
+
+    fn set_filter(&mut self, id: ProxyId, filter: CollisionFilter) -> Result<()> {
+        let slot = self.store.proxies.index_of(id)?;
+        self.reinsert_leaf(slot);
+        self.store.set_filter(id, filter).map(|_| ())
+    }
+
+    fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<()> {
+        let slot = self.store.proxies.index_of(id)?;
+        // Out of the tree of its old kind; the update inserts it into the tree of the new.
+        self.reinsert_leaf(slot);
+        self.store.set_kind(id, kind).map(|_| ())
     }
 
     fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {

@@ -130,7 +130,8 @@ impl DynamicTreeBroadPhase {
                 true
             };
             if keep {
-                if proxies.aabb(x).overlaps(proxies.aabb(y)) {
+                // A candidate found under an earlier filter or kind may be forbidden now.
+                if proxies.aabb(x).overlaps(proxies.aabb(y)) && proxies.can_pair(x, y) {
                     self.store.pairs.add(a, b);
                 } else {
                     self.store.pairs.remove(a, b);
