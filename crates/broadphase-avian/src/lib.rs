@@ -19,7 +19,7 @@
 //! ```
 //!
 //! With [`CollisionHooks`], disable `BvhBroadPhasePlugin<H>` and add
-//! `BroadPhasePlugin::<H>::new(..)` the same way.
+//! `BroadPhasePlugin::<H>::with_hooks(..)` the same way.
 //!
 //! # What it produces
 //!
@@ -96,14 +96,26 @@ pub struct BroadPhasePlugin<H: CollisionHooks = ()> {
     hooks: PhantomData<fn() -> H>,
 }
 
-impl<H: CollisionHooks> BroadPhasePlugin<H> {
-    /// The plugin with algorithm `name`.
+impl BroadPhasePlugin {
+    /// The plugin with algorithm `name`, without collision hooks.
     ///
     /// # Panics
     ///
     /// When `name` is not one of [`broadphase::ALGORITHMS`] (a programming error, reported
     /// with the list); [`BroadPhasePlugin::try_new`] returns it as an error instead.
     pub fn new(name: &str) -> Self {
+        Self::with_hooks(name)
+    }
+}
+
+impl<H: CollisionHooks> BroadPhasePlugin<H> {
+    /// The plugin with algorithm `name` and collision hooks `H`
+    /// (`BroadPhasePlugin::<H>::with_hooks(name)`).
+    ///
+    /// # Panics
+    ///
+    /// As [`BroadPhasePlugin::new`].
+    pub fn with_hooks(name: &str) -> Self {
         match Self::try_new(name, AlgorithmOptions::default()) {
             Ok(plugin) => plugin,
             Err(error) => panic!("broadphase-avian: {error} (known: {ALGORITHMS:?})"),
@@ -129,7 +141,7 @@ impl<H: CollisionHooks> BroadPhasePlugin<H> {
 
 impl<H: CollisionHooks> Default for BroadPhasePlugin<H> {
     fn default() -> Self {
-        Self::new(DEFAULT_ALGORITHM)
+        Self::with_hooks(DEFAULT_ALGORITHM)
     }
 }
 

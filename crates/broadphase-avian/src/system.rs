@@ -14,7 +14,7 @@ use bevy::ecs::system::{StaticSystemParam, SystemParamItem};
 use bevy::prelude::*;
 use broadphase::{Aabb, BroadPhase, CollisionFilter, ProxyKind};
 
-use crate::proxies::{Proxies, Proxy, Tracked};
+use crate::proxies::{Proxies, Tracked};
 
 /// The library broad phase the plugin runs, as a resource: its algorithm and current pairs
 /// can be read (for diagnostics and tests).
@@ -234,8 +234,7 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
             }
         }
         let body = of.as_ref().and_then(|of| rigid_bodies.get(of.body).ok());
-        let (aabb, kind, filter) =
-            proxy_inputs(&enlarged, body, layers.as_deref(), is_sensor);
+        let (aabb, kind, filter) = proxy_inputs(&enlarged, body, layers.as_deref(), is_sensor);
         let slot = state.proxies.slot(entity);
         let mut tracked = slot.unwrap_or(Tracked {
             entity,

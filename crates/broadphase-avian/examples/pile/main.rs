@@ -108,7 +108,8 @@ fn run(ours: Option<&str>, bodies: usize, steps: usize) -> Run {
         let broad = world.resource::<CollisionDiagnostics>().broad_phase;
         let graph = world.resource::<ContactGraph>();
         let pairs = graph.iter_active().count() + graph.iter_sleeping().count();
-        let touching = graph.iter_active_touching().count() + graph.iter_sleeping_touching().count();
+        let touching =
+            graph.iter_active_touching().count() + graph.iter_sleeping_touching().count();
         total.broad += broad;
         total.step += step;
         total.pairs += pairs;

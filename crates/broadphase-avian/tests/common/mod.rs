@@ -27,7 +27,10 @@ pub struct TeamHooks<'w, 's> {
 
 impl CollisionHooks for TeamHooks<'_, '_> {
     fn filter_pairs(&self, collider1: Entity, collider2: Entity, _: &mut Commands) -> bool {
-        team_rule(self.teams.get(collider1).ok(), self.teams.get(collider2).ok())
+        team_rule(
+            self.teams.get(collider1).ok(),
+            self.teams.get(collider2).ok(),
+        )
     }
 }
 
@@ -60,7 +63,9 @@ pub fn app(which: Which) -> App {
         .disable::<BvhBroadPhasePlugin<TeamHooks>>();
     match which {
         Which::Avian => app.add_plugins(physics.enable::<BvhBroadPhasePlugin<TeamHooks>>()),
-        Which::Ours(name) => app.add_plugins(physics.add(BroadPhasePlugin::<TeamHooks>::new(name))),
+        Which::Ours(name) => {
+            app.add_plugins(physics.add(BroadPhasePlugin::<TeamHooks>::with_hooks(name)))
+        }
         Which::Nothing => app.add_plugins(physics),
     };
     app.insert_resource(Time::<Fixed>::from_hz(60.0));
