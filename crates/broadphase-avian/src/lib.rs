@@ -14,7 +14,7 @@
 //!     PhysicsPlugins::default()
 //!         .build()
 //!         .disable::<BvhBroadPhasePlugin>()
-//!         .add(BroadPhasePlugin::new("sap")),
+//!         .add(BroadPhasePlugin::new("sort-and-sweep")),
 //! ));
 //! ```
 //!
@@ -66,7 +66,7 @@ pub use avian3d::collision::collider::EnlargedAabb;
 
 /// The algorithm [`BroadPhasePlugin::default`] uses: the fastest on the `pile` example's
 /// scenes (see the README's measured figures).
-pub const DEFAULT_ALGORITHM: &str = "sap";
+pub const DEFAULT_ALGORITHM: &str = "sort-and-sweep";
 
 /// Replaces avian3d's broad phase (`BvhBroadPhasePlugin<H>`) with one of this library's
 /// algorithms, chosen by name (any of [`broadphase::ALGORITHMS`]).
