@@ -340,12 +340,12 @@ fn ordered(a: Entity, b: Entity) -> (Entity, Entity) {
     }
 }
 
+/// The colliders of bodies, disabled ones included.
+type Bodies<'w, 's> =
+    Query<'w, 's, &'static RigidBodyColliders, Or<(With<Disabled>, Without<Disabled>)>>;
+
 /// Marks the colliders of a body whose contact edges avian dropped.
-fn report_body_again(
-    body: Entity,
-    bodies: &Query<&RigidBodyColliders, Or<(With<Disabled>, Without<Disabled>)>>,
-    state: &mut LibraryBroadPhase,
-) {
+fn report_body_again(body: Entity, bodies: &Bodies, state: &mut LibraryBroadPhase) {
     if let Ok(colliders) = bodies.get(body) {
         state.report_again.extend(colliders.iter());
     }
@@ -363,8 +363,6 @@ pub(crate) fn add_observers(app: &mut App) {
     app.add_observer(|t: On<Remove, Sensor>, mut s: ResMut<LibraryBroadPhase>| {
         s.report_again.push(t.event_target());
     });
-    type Bodies<'w, 's> =
-        Query<'w, 's, &'static RigidBodyColliders, Or<(With<Disabled>, Without<Disabled>)>>;
     app.add_observer(
         |t: On<Add, BodyIslandNode>, b: Bodies, mut s: ResMut<LibraryBroadPhase>| {
             report_body_again(t.event_target(), &b, &mut s);
