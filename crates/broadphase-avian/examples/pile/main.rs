@@ -1,0 +1,166 @@
+//! A pile of N falling boxes and balls on a ground, run once with avian's own broad phase and
+//! once with this library's (same scene, same seed), headless, one fixed 60 Hz step per
+//! update. Prints the broad-phase time per step (avian's `CollisionDiagnostics`, which both
+//! broad phases add their time to), the whole update's time per step, the contact pairs, and
+//! the ratios.
+//!
+//! ```text
+//! cargo run --release -p broadphase-avian --example pile -- [N] [--steps S] [--algorithm A]
+//! ```
+
+mod scene;
+
+use std::time::{Duration, Instant};
+
+use avian3d::collision::CollisionDiagnostics;
+use avian3d::prelude::*;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use broadphase_avian::{BroadPhasePlugin, DEFAULT_ALGORITHM};
+
+struct Args {
+    bodies: usize,
+    steps: usize,
+    algorithm: String,
+    only_ours: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        bodies: 1000,
+        steps: 300,
+        algorithm: DEFAULT_ALGORITHM.to_owned(),
+        only_ours: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--steps" => {
+                let v = it.next().ok_or("--steps needs a value")?;
+                args.steps = v.parse().map_err(|_| format!("bad --steps {v}"))?;
+            }
+            "--algorithm" => args.algorithm = it.next().ok_or("--algorithm needs a name")?,
+            "--only-ours" => args.only_ours = true,
+            "-h" | "--help" => {
+                return Err(format!(
+                    "usage: pile [N] [--steps S] [--algorithm A] [--only-ours]\nalgorithms: {}",
+                    broadphase::ALGORITHMS.join(", ")
+                ))
+            }
+            n => args.bodies = n.parse().map_err(|_| format!("bad body count {n}"))?,
+        }
+    }
+    if !broadphase::ALGORITHMS.contains(&args.algorithm.as_str()) {
+        return Err(format!(
+            "unknown algorithm {}; known: {}",
+            args.algorithm,
+            broadphase::ALGORITHMS.join(", ")
+        ));
+    }
+    Ok(args)
+}
+
+/// Totals of one run.
+#[derive(Default)]
+struct Run {
+    broad: Duration,
+    step: Duration,
+    pairs: usize,
+    touching: usize,
+    steps: usize,
+}
+
+impl Run {
+    fn ms(d: Duration, steps: usize) -> f64 {
+        d.as_secs_f64() * 1e3 / steps.max(1) as f64
+    }
+}
+
+fn run(ours: Option<&str>, bodies: usize, steps: usize) -> Run {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TransformPlugin));
+    match ours {
+        None => app.add_plugins(PhysicsPlugins::default()),
+        Some(name) => app.add_plugins(
+            PhysicsPlugins::default()
+                .build()
+                .disable::<BvhBroadPhasePlugin>()
+                .add(BroadPhasePlugin::new(name)),
+        ),
+    };
+    app.insert_resource(Time::<Fixed>::from_hz(60.0));
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 60.0,
+    )));
+    app.finish();
+    app.cleanup();
+    scene::spawn_ground(app.world_mut(), bodies);
+    scene::spawn_pile(app.world_mut(), bodies, 42);
+
+    let label = ours.unwrap_or("avian bvh");
+    let mut total = Run::default();
+    let every = (steps / 10).max(1);
+    for i in 0..steps {
+        let start = Instant::now();
+        app.update();
+        let step = start.elapsed();
+        let world = app.world();
+        let broad = world.resource::<CollisionDiagnostics>().broad_phase;
+        let graph = world.resource::<ContactGraph>();
+        let pairs = graph.iter_active().count() + graph.iter_sleeping().count();
+        let touching =
+            graph.iter_active_touching().count() + graph.iter_sleeping_touching().count();
+        total.broad += broad;
+        total.step += step;
+        total.pairs += pairs;
+        total.touching += touching;
+        total.steps += 1;
+        if i % every == 0 || i + 1 == steps {
+            println!(
+                "  {label:>14} step {i:>4}: broad {:>8.3} ms, step {:>8.3} ms, pairs {pairs:>7}, touching {touching:>7}",
+                broad.as_secs_f64() * 1e3,
+                step.as_secs_f64() * 1e3,
+            );
+        }
+    }
+    total
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            std::process::exit(2);
+        }
+    };
+    println!(
+        "pile: {} bodies, {} steps, algorithm {}",
+        args.bodies, args.steps, args.algorithm
+    );
+    let theirs = (!args.only_ours).then(|| run(None, args.bodies, args.steps));
+    let ours = run(Some(&args.algorithm), args.bodies, args.steps);
+    let n = args.steps;
+    println!("                 broad ms/step  step ms/step  pairs/step  touching/step");
+    let row = |name: &str, r: &Run| {
+        println!(
+            "{name:>16} {:>13.3} {:>13.3} {:>11.1} {:>14.1}",
+            Run::ms(r.broad, n),
+            Run::ms(r.step, n),
+            r.pairs as f64 / n as f64,
+            r.touching as f64 / n as f64
+        );
+    };
+    if let Some(theirs) = &theirs {
+        row("avian bvh", theirs);
+    }
+    row(&args.algorithm, &ours);
+    if let Some(theirs) = &theirs {
+        println!(
+            "ratio (ours / avian): broad {:.3}, step {:.3}, pairs {:.3}",
+            ours.broad.as_secs_f64() / theirs.broad.as_secs_f64(),
+            ours.step.as_secs_f64() / theirs.step.as_secs_f64(),
+            ours.pairs as f64 / theirs.pairs.max(1) as f64
+        );
+    }
+}

@@ -1,0 +1,410 @@
+//! The broad-phase system and the observers that keep the library's pairs and avian's contact
+//! graph in step.
+
+use std::collections::BTreeSet;
+
+use avian3d::collision::collider::EnlargedAabb;
+use avian3d::collision::contact_types::ContactEdgeFlags;
+use avian3d::collision::CollisionDiagnostics;
+use avian3d::dynamics::solver::islands::BodyIslandNode;
+use avian3d::dynamics::solver::joint_graph::JointGraph;
+use avian3d::prelude::*;
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::ecs::system::{StaticSystemParam, SystemParamItem};
+use bevy::prelude::*;
+use broadphase::{Aabb, BroadPhase, CollisionFilter, ProxyKind};
+
+use crate::proxies::{Proxies, Tracked};
+
+/// The library broad phase the plugin runs, as a resource: its algorithm and current pairs
+/// can be read (for diagnostics and tests).
+#[derive(Resource)]
+pub struct LibraryBroadPhase {
+    proxies: Proxies,
+    /// Steps run, to find colliders not seen in this one.
+    step: u32,
+    /// Colliders whose contact edges avian dropped for reasons other than their boxes
+    /// (sensor added or removed, body disabled, enabled, or its type replaced): their current
+    /// pairs are listed again at the next update and re-added to the graph.
+    report_again: Vec<Entity>,
+    /// Overlapping pairs that a rule other than layers and kinds refused (same body, a joint
+    /// with collision disabled, a hook), asked again whenever one of the two boxes moves, as
+    /// avian's broad phase does.
+    refused: BTreeSet<(Entity, Entity)>,
+    /// Colliders whose box moved (or that were inserted or reported again) this step.
+    moved: Vec<Entity>,
+}
+
+impl LibraryBroadPhase {
+    pub(crate) fn new(broad_phase: Box<dyn BroadPhase>) -> Self {
+        Self {
+            proxies: Proxies::new(broad_phase),
+            step: 0,
+            report_again: Vec::new(),
+            refused: BTreeSet::new(),
+            moved: Vec::new(),
+        }
+    }
+
+    /// The algorithm's name.
+    pub fn algorithm(&self) -> &'static str {
+        self.proxies.name()
+    }
+
+    /// The number of colliders in the broad phase.
+    pub fn proxy_count(&self) -> usize {
+        self.proxies.len()
+    }
+
+    /// The pairs of overlapping boxes the library holds (layers and static–static applied,
+    /// the other rules not), each as two collider entities.
+    pub fn pairs(&self) -> Vec<(Entity, Entity)> {
+        self.proxies.pairs()
+    }
+
+    /// True when `entity` has a proxy (is in the broad phase).
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.proxies.proxy_of(entity).is_some()
+    }
+}
+
+/// The proxy inputs of one collider: its enlarged box when finite, its kind and filter.
+fn proxy_inputs(
+    aabb: &EnlargedAabb,
+    body: Option<&RigidBody>,
+    layers: Option<&CollisionLayers>,
+    is_sensor: bool,
+) -> (Option<Aabb>, ProxyKind, CollisionFilter) {
+    let aabb = aabb.get();
+    let aabb = Aabb::from_arrays(aabb.min.to_array(), aabb.max.to_array()).ok();
+    // Avian skips pairs of two static bodies unless a sensor is one of them: a static
+    // non-sensor collider is the library's static kind, which never pairs with another.
+    let kind = if body.is_some_and(RigidBody::is_static) && !is_sensor {
+        ProxyKind::Static
+    } else {
+        ProxyKind::Dynamic
+    };
+    // `CollisionLayers::interacts_with` is `a.memberships & b.filters != 0 &&
+    // b.memberships & a.filters != 0`, the library's group/mask test exactly.
+    let layers = layers.copied().unwrap_or_default();
+    let filter = CollisionFilter::new(layers.memberships.0, layers.filters.0);
+    (aabb, kind, filter)
+}
+
+/// The per-collider data avian's rules and edge flags need, read when a pair begins.
+#[derive(Clone, Copy)]
+struct PairSide {
+    body: Option<Entity>,
+    body_disabled: bool,
+    sensor: bool,
+    contact_events: bool,
+    hooks: ActiveCollisionHooks,
+}
+
+type SideQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Option<&'static ColliderOf>,
+        Has<Sensor>,
+        Has<CollisionEventsEnabled>,
+        Option<&'static ActiveCollisionHooks>,
+    ),
+>;
+
+fn side(colliders: &SideQuery, bodies: &Query<Has<RigidBodyDisabled>>, e: Entity) -> PairSide {
+    let (of, sensor, contact_events, hooks) = colliders.get(e).unwrap_or_default();
+    let body = of.map(|of| of.body);
+    PairSide {
+        body,
+        body_disabled: body.is_some_and(|b| bodies.get(b).unwrap_or(false)),
+        sensor,
+        contact_events,
+        hooks: hooks.copied().unwrap_or_default(),
+    }
+}
+
+/// Applies avian's rules beyond layers and static–static to an overlapping pair: true when
+/// the pair may have a contact edge.
+fn allowed<H: CollisionHooks>(
+    (e1, s1): (Entity, PairSide),
+    (e2, s2): (Entity, PairSide),
+    joint_graph: &JointGraph,
+    hooks: &H,
+    commands: &mut Commands,
+) -> bool {
+    // No collisions between colliders of one body; like avian, colliders without a body
+    // (`None == None`) do not collide with each other either.
+    if s1.body == s2.body {
+        return false;
+    }
+    if let (Some(b1), Some(b2)) = (s1.body, s2.body) {
+        if joint_graph
+            .joints_between(b1, b2)
+            .any(|edge| edge.collision_disabled)
+        {
+            return false;
+        }
+    }
+    if (s1.hooks | s2.hooks).contains(ActiveCollisionHooks::FILTER_PAIRS) {
+        return hooks.filter_pairs(e1, e2, commands);
+    }
+    true
+}
+
+/// Adds the contact edge of an allowed pair with avian's flags.
+fn add_edge(
+    contact_graph: &mut ContactGraph,
+    (e1, s1): (Entity, PairSide),
+    (e2, s2): (Entity, PairSide),
+) {
+    let mut edge = ContactEdge::new(e1, e2);
+    edge.body1 = s1.body;
+    edge.body2 = s2.body;
+    edge.flags.set(
+        ContactEdgeFlags::CONTACT_EVENTS,
+        s1.contact_events || s2.contact_events,
+    );
+    let hooks = s1.hooks | s2.hooks;
+    let constraints = !(s1.body_disabled || s2.body_disabled || s1.sensor || s2.sensor);
+    contact_graph.add_edge_with(edge, |pair| {
+        pair.body1 = s1.body;
+        pair.body2 = s2.body;
+        pair.flags.set(
+            ContactPairFlags::MODIFY_CONTACTS,
+            hooks.contains(ActiveCollisionHooks::MODIFY_CONTACTS),
+        );
+        pair.flags
+            .set(ContactPairFlags::GENERATE_CONSTRAINTS, constraints);
+    });
+}
+
+type ColliderQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        Ref<'static, EnlargedAabb>,
+        Option<Ref<'static, ColliderOf>>,
+        Option<Ref<'static, CollisionLayers>>,
+        Has<Sensor>,
+    ),
+    (With<ColliderMarker>, Without<ColliderDisabled>),
+>;
+
+/// Syncs the proxies with the enabled colliders, updates the library's pairs and adds the
+/// contact edges of the pairs that began.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
+    mut state: ResMut<LibraryBroadPhase>,
+    colliders: ColliderQuery,
+    rigid_bodies: Query<&RigidBody>,
+    sides: SideQuery,
+    disabled_bodies: Query<Has<RigidBodyDisabled>>,
+    hooks: StaticSystemParam<H>,
+    mut commands: Commands,
+    mut contact_graph: ResMut<ContactGraph>,
+    joint_graph: Res<JointGraph>,
+    mut diagnostics: ResMut<CollisionDiagnostics>,
+) where
+    for<'w, 's> SystemParamItem<'w, 's, H>: CollisionHooks,
+{
+    let start = bevy::platform::time::Instant::now();
+    let hooks = hooks.into_inner();
+    let state = &mut *state;
+    state.step = state.step.wrapping_add(1);
+    let step = state.step;
+    state.moved.clear();
+    // Colliders whose kind may have changed without a change to their own components.
+    let forced: bevy::platform::collections::HashSet<Entity> =
+        state.report_again.iter().copied().collect();
+
+    for (entity, enlarged, of, layers, is_sensor) in &colliders {
+        let slot = state.proxies.slot(entity);
+        if let Some(tracked) = slot {
+            // Nothing the proxy depends on changed (sleeping and static colliders): only
+            // note that the collider is still there.
+            if !enlarged.is_changed()
+                && !of.as_ref().is_some_and(Ref::is_changed)
+                && !layers.as_ref().is_some_and(Ref::is_changed)
+                && (forced.is_empty() || !forced.contains(&entity))
+            {
+                tracked.seen = step;
+                continue;
+            }
+        }
+        let body = of.as_ref().and_then(|of| rigid_bodies.get(of.body).ok());
+        let (aabb, kind, filter) = proxy_inputs(&enlarged, body, layers.as_deref(), is_sensor);
+        let slot = state.proxies.slot(entity);
+        let mut tracked = slot.unwrap_or(Tracked {
+            entity,
+            proxy: None,
+            seen: step,
+            warned: false,
+        });
+        tracked.seen = step;
+        match aabb {
+            None => {
+                if !tracked.warned {
+                    let b = enlarged.get();
+                    warn!(
+                        "broadphase-avian: collider {entity} has a non-finite or inverted \
+                         AABB (min {:?}, max {:?}); it is left out of the broad phase until \
+                         its AABB is finite again",
+                        b.min, b.max
+                    );
+                    tracked.warned = true;
+                }
+                if let Some(proxy) = tracked.proxy.take() {
+                    state.proxies.remove(proxy.id);
+                }
+            }
+            Some(aabb) => {
+                tracked.warned = false;
+                let moved = match &mut tracked.proxy {
+                    Some(proxy) => {
+                        let moved = proxy.aabb != aabb;
+                        if let Err(error) = state.proxies.refresh(proxy, aabb, kind, filter) {
+                            warn!("broadphase-avian: collider {entity}: {error}");
+                        }
+                        moved
+                    }
+                    None => {
+                        match state.proxies.insert(entity, aabb, kind, filter) {
+                            Ok(proxy) => tracked.proxy = Some(proxy),
+                            Err(error) => warn!("broadphase-avian: collider {entity}: {error}"),
+                        }
+                        true
+                    }
+                };
+                if moved {
+                    state.moved.push(entity);
+                }
+            }
+        }
+        *state.proxies.slot(entity) = Some(tracked);
+    }
+    state.proxies.remove_unseen(step);
+
+    for entity in std::mem::take(&mut state.report_again) {
+        state.proxies.report_again(entity);
+        state.moved.push(entity);
+    }
+    state.proxies.update();
+
+    for (e1, e2) in state.proxies.ended() {
+        state.refused.remove(&ordered(e1, e2));
+    }
+
+    // Pairs refused before are asked again when one of their boxes moved, as avian's broad
+    // phase re-tests every pair of a moved box that has no edge.
+    let mut candidates: Vec<(Entity, Entity)> = state.proxies.begun().collect();
+    if !state.refused.is_empty() {
+        let moved: bevy::platform::collections::HashSet<Entity> =
+            state.moved.iter().copied().collect();
+        let proxies = &state.proxies;
+        state
+            .refused
+            .retain(|&(a, b)| proxies.proxy_of(a).is_some() && proxies.proxy_of(b).is_some());
+        candidates.extend(
+            state
+                .refused
+                .iter()
+                .filter(|(a, b)| moved.contains(a) || moved.contains(b))
+                .copied(),
+        );
+    }
+
+    for (e1, e2) in candidates {
+        if contact_graph.contains(e1, e2) {
+            continue;
+        }
+        let s1 = side(&sides, &disabled_bodies, e1);
+        let s2 = side(&sides, &disabled_bodies, e2);
+        if allowed((e1, s1), (e2, s2), &joint_graph, &hooks, &mut commands) {
+            state.refused.remove(&ordered(e1, e2));
+            add_edge(&mut contact_graph, (e1, s1), (e2, s2));
+        } else {
+            state.refused.insert(ordered(e1, e2));
+        }
+    }
+
+    diagnostics.broad_phase += start.elapsed();
+}
+
+fn ordered(a: Entity, b: Entity) -> (Entity, Entity) {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+/// The colliders of bodies, disabled ones included.
+type Bodies<'w, 's> =
+    Query<'w, 's, &'static RigidBodyColliders, Or<(With<Disabled>, Without<Disabled>)>>;
+
+/// Marks the colliders of a body whose contact edges avian dropped.
+fn report_body_again(body: Entity, bodies: &Bodies, state: &mut LibraryBroadPhase) {
+    if let Ok(colliders) = bodies.get(body) {
+        state.report_again.extend(colliders.iter());
+    }
+}
+
+/// Avian's narrow phase removes all contact edges of a collider when it becomes or stops
+/// being a sensor, and of a body's colliders when the body is disabled, enabled (its island
+/// node is added) or its `RigidBody` replaced or removed, while the boxes may still overlap.
+/// These observers mirror those triggers so that the pairs are listed again at the next
+/// update and their edges re-added: exact, and cheap (no per-step scan of all pairs).
+pub(crate) fn add_observers(app: &mut App) {
+    app.add_observer(|t: On<Add, Sensor>, mut s: ResMut<LibraryBroadPhase>| {
+        s.report_again.push(t.event_target());
+    });
+    app.add_observer(|t: On<Remove, Sensor>, mut s: ResMut<LibraryBroadPhase>| {
+        s.report_again.push(t.event_target());
+    });
+    app.add_observer(
+        |t: On<Add, BodyIslandNode>, b: Bodies, mut s: ResMut<LibraryBroadPhase>| {
+            report_body_again(t.event_target(), &b, &mut s);
+        },
+    );
+    app.add_observer(
+        |t: On<Add, (Disabled, RigidBodyDisabled)>, b: Bodies, mut s: ResMut<LibraryBroadPhase>| {
+            report_body_again(t.event_target(), &b, &mut s);
+        },
+    );
+    app.add_observer(
+        |t: On<Insert, RigidBody>, b: Bodies, mut s: ResMut<LibraryBroadPhase>| {
+            report_body_again(t.event_target(), &b, &mut s);
+        },
+    );
+    app.add_observer(
+        |t: On<Remove, RigidBody>, b: Bodies, mut s: ResMut<LibraryBroadPhase>| {
+            report_body_again(t.event_target(), &b, &mut s);
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_map_to_the_library_filter_exactly() {
+        // Every combination of a few masks: avian's test and the library's agree.
+        let masks = [0u32, 1, 2, 3, 0x8000_0000, u32::MAX];
+        for &m1 in &masks {
+            for &f1 in &masks {
+                for &m2 in &masks {
+                    for &f2 in &masks {
+                        let l1 = CollisionLayers::from_bits(m1, f1);
+                        let l2 = CollisionLayers::from_bits(m2, f2);
+                        let a = CollisionFilter::new(m1, f1);
+                        let b = CollisionFilter::new(m2, f2);
+                        assert_eq!(l1.interacts_with(l2), a.allows(b), "{m1} {f1} {m2} {f2}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! The plugin inside a headless Bevy app: after every step, the contact graph's edges are
+//! exactly the brute-force model's pairs (see `common::expected_pairs`), on a pile, on a scene
+//! with every pair rule, and on a scene where colliders come, go and change.
+//!
+//! What is compared, and why the enlarged boxes: avian's narrow phase keeps a contact edge
+//! while the two colliders' `EnlargedAabb`s overlap (and their layers interact) and drops it
+//! then, so the edges a broad phase can stand behind are the pairs of overlapping enlarged
+//! boxes; avian's own BVH broad phase stores the same enlarged boxes. The check runs in the
+//! physics schedule between the narrow phase and the solver, where the boxes are those both
+//! phases saw in this step (after the step, avian recomputes them for the next one).
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use avian3d::prelude::*;
+use bevy::prelude::*;
+use broadphase_avian::LibraryBroadPhase;
+use common::scene::{spawn_ground, spawn_pile, Rng};
+use common::{app, assert_exact, run, Check, Team, Which};
+
+const STEPS: usize = 300;
+
+#[test]
+fn the_check_fails_without_a_broad_phase() {
+    let mut app = app(Which::Nothing);
+    spawn_ground(app.world_mut(), 50);
+    spawn_pile(app.world_mut(), 50, 1);
+    run(&mut app, 60, |_, _| {});
+    let check = app.world().resource::<Check>();
+    assert!(check.pairs > 0 && !check.mismatches.is_empty());
+}
+
+#[test]
+fn pile_pairs_are_exact() {
+    for name in ["sap", "sort-and-sweep", "dynamic-tree", "grid"] {
+        let mut app = app(Which::Ours(name));
+        spawn_ground(app.world_mut(), 200);
+        spawn_pile(app.world_mut(), 200, 7);
+        run(&mut app, STEPS, |_, _| {});
+        let (steps, pairs, touching) = assert_exact(&app, name);
+        // The first update only starts the clock: one physics step fewer than updates.
+        assert!(steps + 1 >= STEPS, "{steps}");
+        assert!(
+            pairs > 0 && touching > 0,
+            "{name}: {pairs} pairs, {touching} touching"
+        );
+    }
+}
+
+#[test]
+fn every_algorithm_is_exact_on_a_small_pile() {
+    for &name in broadphase::ALGORITHMS {
+        let mut app = app(Which::Ours(name));
+        spawn_ground(app.world_mut(), 60);
+        spawn_pile(app.world_mut(), 60, 3);
+        run(&mut app, 120, |_, _| {});
+        let (_, pairs, _) = assert_exact(&app, name);
+        assert!(pairs > 0, "{name}");
+    }
+}
+
+/// Layers, sensors (static and dynamic), joints with collision disabled, a hook that refuses
+/// pairs of one team, a two-collider body, colliders without a body and a kinematic body.
+fn spawn_rules_scene(world: &mut World) -> Vec<Entity> {
+    spawn_ground(world, 100);
+    let bodies = spawn_pile(world, 100, 11);
+    for (i, &body) in bodies.iter().enumerate() {
+        let mut entity = world.entity_mut(body);
+        match i % 5 {
+            0 => {
+                entity.insert(CollisionLayers::from_bits(0b01, 0b01));
+            }
+            1 => {
+                entity.insert(CollisionLayers::from_bits(0b10, 0b11));
+            }
+            2 => {
+                entity.insert((Team((i / 5 % 2) as u32), ActiveCollisionHooks::FILTER_PAIRS));
+            }
+            _ => {}
+        }
+    }
+    // Joints with collision disabled between neighbours of the pile, and one with it on.
+    for pair in bodies.chunks(2).take(20) {
+        world.spawn((DistanceJoint::new(pair[0], pair[1]), JointCollisionDisabled));
+    }
+    world.spawn(DistanceJoint::new(bodies[50], bodies[51]));
+    // Static sensors in the pile (they pair with the ground), and a dynamic one.
+    for x in [-3.0, 0.0, 3.0] {
+        world.spawn((
+            RigidBody::Static,
+            Sensor,
+            Collider::cuboid(2.0, 4.0, 2.0),
+            Transform::from_xyz(x, 1.0, 0.0),
+        ));
+    }
+    world.spawn((
+        RigidBody::Dynamic,
+        Sensor,
+        Collider::sphere(1.0),
+        Transform::from_xyz(1.0, 8.0, 1.0),
+    ));
+    // A body with two colliders (its own pair is never reported).
+    world
+        .spawn((RigidBody::Dynamic, Transform::from_xyz(-2.0, 12.0, 2.0)))
+        .with_children(|children| {
+            children.spawn((
+                Collider::cuboid(1.0, 1.0, 1.0),
+                Transform::from_xyz(0.3, 0.0, 0.0),
+            ));
+            children.spawn((Collider::sphere(0.6), Transform::from_xyz(-0.3, 0.0, 0.0)));
+        });
+    // Colliders without a body: they pair with bodies, never with each other.
+    world.spawn((
+        Collider::cuboid(3.0, 1.0, 3.0),
+        Transform::from_xyz(2.0, 3.0, -2.0),
+    ));
+    world.spawn((Collider::sphere(1.0), Transform::from_xyz(2.5, 3.0, -2.0)));
+    // A kinematic body sweeping through the pile.
+    world.spawn((
+        RigidBody::Kinematic,
+        Collider::cuboid(1.0, 6.0, 1.0),
+        Transform::from_xyz(-8.0, 3.0, 0.0),
+        LinearVelocity(Vec3::new(2.0, 0.0, 0.0)),
+    ));
+    bodies
+}
+
+#[test]
+fn rules_scene_pairs_are_exact() {
+    let mut app = app(Which::Ours(broadphase_avian::DEFAULT_ALGORITHM));
+    spawn_rules_scene(app.world_mut());
+    run(&mut app, STEPS, |_, _| {});
+    let (_, pairs, touching) = assert_exact(&app, "rules");
+    assert!(pairs > 0 && touching > 0);
+}
+
+fn non_finite(value: f32) -> broadphase_avian::EnlargedAabb {
+    broadphase_avian::EnlargedAabb::new(ColliderAabb::from_min_max(
+        Vec3::new(value, 0.0, 0.0),
+        Vec3::new(value, 1.0, 1.0),
+    ))
+}
+
+/// Every 10 steps something happens to a collider: spawned, despawned, disabled and enabled
+/// again, layers changed, made a sensor and back, body disabled and enabled, body type
+/// replaced, flung to a non-finite position and brought back.
+fn churn(app: &mut App, step: usize, bodies: &mut Vec<Entity>, rng: &mut Rng) {
+    if step % 10 != 5 || bodies.len() < 10 {
+        return;
+    }
+    let world = app.world_mut();
+    let pick = |rng: &mut Rng, len: usize| (rng.next_u64() % len as u64) as usize;
+    let body = bodies[pick(rng, bodies.len())];
+    match (step / 10) % 9 {
+        0 => {
+            let e = world
+                .spawn((
+                    RigidBody::Dynamic,
+                    Collider::sphere(0.5),
+                    Transform::from_xyz(rng.range(-3.0, 3.0), 6.0, rng.range(-3.0, 3.0)),
+                ))
+                .id();
+            bodies.push(e);
+        }
+        1 => {
+            let i = pick(rng, bodies.len());
+            let e = bodies.swap_remove(i);
+            world.despawn(e);
+        }
+        2 => {
+            world.entity_mut(body).insert(ColliderDisabled);
+        }
+        3 => {
+            for &b in bodies.iter() {
+                world.entity_mut(b).remove::<ColliderDisabled>();
+            }
+        }
+        4 => {
+            world
+                .entity_mut(body)
+                .insert(CollisionLayers::from_bits(0b100, 0b100));
+        }
+        5 => {
+            let mut entity = world.entity_mut(body);
+            if entity.contains::<Sensor>() {
+                entity.remove::<Sensor>();
+            } else {
+                entity.insert(Sensor);
+            }
+        }
+        6 => {
+            let mut entity = world.entity_mut(body);
+            if entity.contains::<RigidBodyDisabled>() {
+                entity.remove::<RigidBodyDisabled>();
+            } else {
+                entity.insert(RigidBodyDisabled);
+            }
+        }
+        7 => {
+            let mut entity = world.entity_mut(body);
+            let static_now = entity.get::<RigidBody>().is_some_and(|rb| rb.is_static());
+            entity.insert(if static_now {
+                RigidBody::Dynamic
+            } else {
+                RigidBody::Static
+            });
+        }
+        _ => {
+            // A non-finite box (avian itself asserts finite positions in debug builds, so the
+            // box is set directly); avian recomputes it at the end of the step.
+            let value = if step % 20 == 5 {
+                f32::NAN
+            } else {
+                f32::INFINITY
+            };
+            world.entity_mut(body).insert(non_finite(value));
+        }
+    }
+}
+
+#[test]
+fn lifecycle_pairs_are_exact_and_non_finite_boxes_are_left_out() {
+    let mut app = app(Which::Ours(broadphase_avian::DEFAULT_ALGORITHM));
+    spawn_ground(app.world_mut(), 150);
+    let mut bodies = spawn_pile(app.world_mut(), 150, 5);
+    let mut rng = Rng::new(99);
+    run(&mut app, STEPS, |app, step| {
+        churn(app, step, &mut bodies, &mut rng)
+    });
+    let (_, pairs, _) = assert_exact(&app, "lifecycle");
+    assert!(pairs > 0);
+}
+
+#[test]
+fn a_non_finite_box_is_left_out_until_finite_and_nothing_else_is_lost() {
+    let mut app = app(Which::Ours(broadphase_avian::DEFAULT_ALGORITHM));
+    spawn_ground(app.world_mut(), 40);
+    spawn_pile(app.world_mut(), 40, 8);
+    run(&mut app, 30, |_, _| {});
+    let count = |app: &App| app.world().resource::<LibraryBroadPhase>().proxy_count();
+    assert_eq!(count(&app), 41);
+    // A static collider inside the pile: avian leaves its box alone until it moves.
+    let flung = app
+        .world_mut()
+        .spawn((
+            RigidBody::Static,
+            Collider::cuboid(2.0, 2.0, 2.0),
+            Transform::from_xyz(0.0, 1.0, 0.0),
+        ))
+        .id();
+    run(&mut app, 3, |_, _| {});
+    assert_eq!(count(&app), 42);
+    for value in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let finite = *app
+            .world()
+            .get::<broadphase_avian::EnlargedAabb>(flung)
+            .unwrap();
+        app.world_mut().entity_mut(flung).insert(non_finite(value));
+        run(&mut app, 5, |_, _| {});
+        let state = app.world().resource::<LibraryBroadPhase>();
+        assert!(!state.contains(flung), "{value}");
+        assert_eq!(state.proxy_count(), 41, "{value}: the other colliders stay");
+        app.world_mut().entity_mut(flung).insert(finite);
+        run(&mut app, 5, |_, _| {});
+        assert!(
+            app.world().resource::<LibraryBroadPhase>().contains(flung),
+            "{value}"
+        );
+        assert_eq!(count(&app), 42);
+    }
+    assert_exact(&app, "non-finite");
+}
+
+/// avian's own broad phase on the same scenes: its graph matches the same model, so given the
+/// same state both plugins hand the narrow phase the same pairs, and the narrow phase computes
+/// the same touching contacts from them. Run side by side, the two simulations stay identical
+/// until the solver, which visits contacts in insertion order, rounds differently; while the
+/// positions are bit-identical, the touching contacts must be identical too.
+#[test]
+fn avian_own_broad_phase_matches_the_same_model_and_the_same_touching_contacts() {
+    let mut theirs = app(Which::Avian);
+    let mut ours = app(Which::Ours(broadphase_avian::DEFAULT_ALGORITHM));
+    let ga = spawn_ground(theirs.world_mut(), 200);
+    let a = spawn_pile(theirs.world_mut(), 200, 21);
+    let gb = spawn_ground(ours.world_mut(), 200);
+    let b = spawn_pile(ours.world_mut(), 200, 21);
+    // The plugins' observers are entities too: map theirs to ours by spawn order.
+    let to_ours: std::collections::HashMap<Entity, Entity> = a
+        .iter()
+        .copied()
+        .zip(b.iter().copied())
+        .chain([(ga, gb)])
+        .collect();
+    let mut identical_steps = 0;
+    let mut compared_touching = 0;
+    for _ in 0..STEPS {
+        theirs.update();
+        ours.update();
+        let same = a.iter().zip(&b).all(|(&x, &y)| {
+            theirs.world().get::<Position>(x).map(|p| p.0)
+                == ours.world().get::<Position>(y).map(|p| p.0)
+        });
+        if !same {
+            continue;
+        }
+        identical_steps += 1;
+        let t: BTreeSet<(Entity, Entity)> = theirs
+            .world()
+            .resource::<Check>()
+            .last_touching
+            .iter()
+            .map(|(x, y)| {
+                let (x, y) = (to_ours[x], to_ours[y]);
+                if x <= y {
+                    (x, y)
+                } else {
+                    (y, x)
+                }
+            })
+            .collect();
+        let o = &ours.world().resource::<Check>().last_touching;
+        assert_eq!(&t, o, "touching contacts differ at identical positions");
+        compared_touching += o.len();
+    }
+    assert_exact(&theirs, "avian's own broad phase");
+    assert_exact(&ours, "ours");
+    eprintln!("identical steps {identical_steps}, touching compared {compared_touching}");
+    assert!(identical_steps > 0);
+}
