@@ -195,6 +195,53 @@ fn a_new_filter_ends_forbidden_pairs_and_begins_allowed_ones() {
 }
 
 #[test]
+fn many_filter_changes_beside_removed_proxies_stay_within_a_small_pair_limit() {
+    // Removed proxies leave big boxes behind in their slots; 20 small disjoint live boxes
+    // that no filter lets pair sit inside them, under a limit of 4 pairs. Changing all 20
+    // filters at once (the bulk re-evaluation) must not count the removed slots' boxes, nor
+    // each box with itself, against the limit: there are no box pairs, the update succeeds.
+    for mut bp in algorithms() {
+        let name = bp.name();
+        let mut events = PairEvents::new();
+        let dead: Vec<_> = (0..40)
+            .map(|_| {
+                bp.insert(
+                    cube(-100.0, 100.0),
+                    ProxyKind::Dynamic,
+                    CollisionFilter::ALL,
+                )
+                .unwrap()
+            })
+            .collect();
+        bp.update(&mut events);
+        for id in dead {
+            bp.remove(id).unwrap();
+        }
+        bp.update(&mut events);
+        bp.set_pair_limit(Some(4));
+        let live: Vec<_> = (0..20)
+            .map(|i| {
+                let x = 3.0 * i as f32;
+                bp.insert(
+                    cube(x, x + 1.0),
+                    ProxyKind::Dynamic,
+                    CollisionFilter::new(1, 2),
+                )
+                .unwrap()
+            })
+            .collect();
+        bp.try_update(&mut events)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        for &id in &live {
+            bp.set_filter(id, CollisionFilter::new(4, 8)).unwrap();
+        }
+        bp.try_update(&mut events)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(events.is_empty(), "{name}: {events:?}");
+    }
+}
+
+#[test]
 fn a_new_kind_re_evaluates_pairs() {
     for mut bp in algorithms() {
         let name = bp.name();

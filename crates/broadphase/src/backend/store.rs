@@ -59,6 +59,9 @@ pub struct ProxyStore {
     reevaluate: Vec<u32>,
     flags: Vec<bool>,
     changed_boxes: Vec<Aabb>,
+    /// The live proxies' boxes and slots (removed slots keep stale boxes).
+    live_boxes: Vec<Aabb>,
+    live_slots: Vec<u32>,
     found: Vec<(u32, u32)>,
 }
 
@@ -220,21 +223,36 @@ impl ProxyStore {
             self.changed_boxes.clear();
             self.changed_boxes
                 .extend(slots.iter().map(|&slot| *proxies.aabb(slot as usize)));
+            self.live_boxes.clear();
+            self.live_slots.clear();
+            for slot in proxies.live_slots() {
+                self.live_boxes.push(*proxies.aabb(slot));
+                self.live_slots.push(slot as u32);
+            }
+            // Against the live boxes, the search finds each changed box with itself and each
+            // pair of two changed boxes twice: within the limit, it finds at most twice the
+            // limit plus one per changed box.
             let options = PruneOptions {
                 threads: 1,
-                max_pairs: Some(limit.saturating_mul(2).saturating_add(64)),
+                max_pairs: Some(
+                    limit
+                        .saturating_mul(2)
+                        .saturating_add(slots.len())
+                        .saturating_add(64),
+                ),
                 ..PruneOptions::default()
             };
             let found = &mut self.found;
             let result = bipartite_pairs_with(
                 &self.changed_boxes,
-                proxies.aabbs(),
+                &self.live_boxes,
                 &options,
                 &mut PruneScratch::new(),
                 found,
             );
             for &(changed, other) in found.iter() {
-                begin(slots[changed as usize] as usize, other as usize);
+                let other = self.live_slots[other as usize] as usize;
+                begin(slots[changed as usize] as usize, other);
             }
             found.clear();
             if result.is_err() {
@@ -323,7 +341,9 @@ impl ProxyStore {
             + self.pairs.memory_bytes()
             + self.reevaluate.capacity() * 4
             + self.flags.capacity()
-            + self.changed_boxes.capacity() * std::mem::size_of::<Aabb>()
+            + (self.changed_boxes.capacity() + self.live_boxes.capacity())
+                * std::mem::size_of::<Aabb>()
+            + self.live_slots.capacity() * 4
             + self.found.capacity() * 8
     }
 }
