@@ -49,6 +49,16 @@
 //! those edges here would duplicate the narrow phase's bookkeeping of touching contacts
 //! (constraint graph, islands, collision events). The enlarged box also changes only when
 //! the tight box leaves it, so most moving colliders cost no update.
+//!
+//! # What it reads each step
+//!
+//! Only the colliders that changed: those avian's collider trees list in
+//! [`MovedProxies`](avian3d::collider_tree::MovedProxies) (an enlarged box that changed, a new
+//! or re-enabled collider, a new body or body type), and those its observers saw removed,
+//! disabled, given other layers, made a sensor or not, or whose body was disabled. A resting
+//! pile costs the plugin in proportion to what moved, not to the number of colliders. Like
+//! avian's own broad phase, it relies on that moved set: code that writes an [`EnlargedAabb`]
+//! itself must also insert the collider's proxy key into `MovedProxies`.
 #![deny(missing_docs)]
 
 mod proxies;

@@ -12,8 +12,6 @@ pub(crate) struct Tracked {
     pub entity: Entity,
     /// The proxy, `None` while the collider is left out (its box is not finite).
     pub proxy: Option<Proxy>,
-    /// The last step in which the collider was seen enabled.
-    pub seen: u32,
     /// The collider's box was not finite and the warning was given; reset once it is finite.
     pub warned: bool,
 }
@@ -122,20 +120,6 @@ impl Proxies {
     /// contacts of removed and disabled colliders itself.
     pub fn remove(&mut self, id: ProxyId) {
         let _ = self.broad_phase.remove_without_events(id);
-    }
-
-    /// Removes the proxies of the colliders not seen in step `step`.
-    pub fn remove_unseen(&mut self, step: u32) {
-        for slot in &mut self.tracked {
-            if let Some(tracked) = slot {
-                if tracked.seen != step {
-                    if let Some(proxy) = tracked.proxy {
-                        let _ = self.broad_phase.remove_without_events(proxy.id);
-                    }
-                    *slot = None;
-                }
-            }
-        }
     }
 
     /// Asks for every current pair of `entity` to be listed as begun again at the next update.

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use avian3d::collider_tree::{ColliderTrees, MovedProxies};
 use avian3d::collision::collider::EnlargedAabb;
 use avian3d::collision::contact_types::ContactEdgeFlags;
 use avian3d::collision::CollisionDiagnostics;
@@ -21,8 +22,6 @@ use crate::proxies::{Proxies, Tracked};
 #[derive(Resource)]
 pub struct LibraryBroadPhase {
     proxies: Proxies,
-    /// Steps run, to find colliders not seen in this one.
-    step: u32,
     /// Colliders whose contact edges avian dropped for reasons other than their boxes
     /// (sensor added or removed, body disabled, enabled, or its type replaced): their current
     /// pairs are listed again at the next update and re-added to the graph.
@@ -33,16 +32,23 @@ pub struct LibraryBroadPhase {
     refused: BTreeSet<(Entity, Entity)>,
     /// Colliders whose box moved (or that were inserted or reported again) this step.
     moved: Vec<Entity>,
+    /// Entities whose proxy may be out of date in a way avian's moved set does not show
+    /// (despawned, collider removed, disabled, layers inserted or removed): synced first at
+    /// the next step.
+    dirty: Vec<Entity>,
+    /// The pairs to try for an edge this step (kept for its capacity).
+    candidates: Vec<(Entity, Entity)>,
 }
 
 impl LibraryBroadPhase {
     pub(crate) fn new(broad_phase: Box<dyn BroadPhase>) -> Self {
         Self {
             proxies: Proxies::new(broad_phase),
-            step: 0,
             report_again: Vec::new(),
             refused: BTreeSet::new(),
             moved: Vec::new(),
+            dirty: Vec::new(),
+            candidates: Vec::new(),
         }
     }
 
@@ -183,20 +189,93 @@ type ColliderQuery<'w, 's> = Query<
     'w,
     's,
     (
-        Entity,
-        Ref<'static, EnlargedAabb>,
-        Option<Ref<'static, ColliderOf>>,
-        Option<Ref<'static, CollisionLayers>>,
+        &'static EnlargedAabb,
+        Option<&'static ColliderOf>,
+        Option<&'static CollisionLayers>,
         Has<Sensor>,
     ),
     (With<ColliderMarker>, Without<ColliderDisabled>),
 >;
 
-/// Syncs the proxies with the enabled colliders, updates the library's pairs and adds the
-/// contact edges of the pairs that began.
+/// Brings the proxy of `entity` to its collider's current box, kind and filter: inserts it,
+/// updates it, or removes it when the entity is no longer an enabled collider (despawned,
+/// disabled) or its box is not finite. Records the entity in `moved` when its box changed.
+fn sync(
+    state: &mut LibraryBroadPhase,
+    entity: Entity,
+    colliders: &ColliderQuery,
+    rigid_bodies: &Query<&RigidBody>,
+) {
+    let Ok((enlarged, of, layers, is_sensor)) = colliders.get(entity) else {
+        if let Some(tracked) = state.proxies.slot(entity).take() {
+            if let Some(proxy) = tracked.proxy {
+                state.proxies.remove(proxy.id);
+            }
+        }
+        return;
+    };
+    let body = of.and_then(|of| rigid_bodies.get(of.body).ok());
+    let (aabb, kind, filter) = proxy_inputs(enlarged, body, layers, is_sensor);
+    let mut tracked = state.proxies.slot(entity).unwrap_or(Tracked {
+        entity,
+        proxy: None,
+        warned: false,
+    });
+    match aabb {
+        None => {
+            if !tracked.warned {
+                let b = enlarged.get();
+                warn!(
+                    "broadphase-avian: collider {entity} has a non-finite or inverted AABB \
+                     (min {:?}, max {:?}); it is left out of the broad phase until its AABB \
+                     is finite again",
+                    b.min, b.max
+                );
+                tracked.warned = true;
+            }
+            if let Some(proxy) = tracked.proxy.take() {
+                state.proxies.remove(proxy.id);
+            }
+        }
+        Some(aabb) => {
+            tracked.warned = false;
+            let moved = match &mut tracked.proxy {
+                Some(proxy) => {
+                    let moved = proxy.aabb != aabb;
+                    if let Err(error) = state.proxies.refresh(proxy, aabb, kind, filter) {
+                        warn!("broadphase-avian: collider {entity}: {error}");
+                    }
+                    moved
+                }
+                None => {
+                    match state.proxies.insert(entity, aabb, kind, filter) {
+                        Ok(proxy) => tracked.proxy = Some(proxy),
+                        Err(error) => warn!("broadphase-avian: collider {entity}: {error}"),
+                    }
+                    true
+                }
+            };
+            if moved {
+                state.moved.push(entity);
+            }
+        }
+    }
+    *state.proxies.slot(entity) = Some(tracked);
+}
+
+/// Syncs the proxies with the colliders that changed, updates the library's pairs and adds
+/// the contact edges of the pairs that began.
+///
+/// Only changed colliders are visited: those whose enlarged box avian's collider trees
+/// marked as moved (`MovedProxies`, which includes new and re-enabled colliders, a new
+/// `ColliderOf` and body type changes) and those the observers noted (removed, disabled,
+/// layers changed, sensor toggled, body disabled or replaced). A step of a resting pile costs in proportion
+/// to what moved, not to the number of colliders.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     mut state: ResMut<LibraryBroadPhase>,
+    moved_proxies: Res<MovedProxies>,
+    trees: Res<ColliderTrees>,
     colliders: ColliderQuery,
     rigid_bodies: Query<&RigidBody>,
     sides: SideQuery,
@@ -212,84 +291,31 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     let start = bevy::platform::time::Instant::now();
     let hooks = hooks.into_inner();
     let state = &mut *state;
-    state.step = state.step.wrapping_add(1);
-    let step = state.step;
     state.moved.clear();
-    // Colliders whose kind may have changed without a change to their own components.
-    let forced: bevy::platform::collections::HashSet<Entity> =
-        state.report_again.iter().copied().collect();
 
-    for (entity, enlarged, of, layers, is_sensor) in &colliders {
-        let slot = state.proxies.slot(entity);
-        if let Some(tracked) = slot {
-            // Nothing the proxy depends on changed (sleeping and static colliders): only
-            // note that the collider is still there.
-            if !enlarged.is_changed()
-                && !of.as_ref().is_some_and(Ref::is_changed)
-                && !layers.as_ref().is_some_and(Ref::is_changed)
-                && (forced.is_empty() || !forced.contains(&entity))
-            {
-                tracked.seen = step;
-                continue;
-            }
-        }
-        let body = of.as_ref().and_then(|of| rigid_bodies.get(of.body).ok());
-        let (aabb, kind, filter) = proxy_inputs(&enlarged, body, layers.as_deref(), is_sensor);
-        let slot = state.proxies.slot(entity);
-        let mut tracked = slot.unwrap_or(Tracked {
-            entity,
-            proxy: None,
-            seen: step,
-            warned: false,
-        });
-        tracked.seen = step;
-        match aabb {
-            None => {
-                if !tracked.warned {
-                    let b = enlarged.get();
-                    warn!(
-                        "broadphase-avian: collider {entity} has a non-finite or inverted \
-                         AABB (min {:?}, max {:?}); it is left out of the broad phase until \
-                         its AABB is finite again",
-                        b.min, b.max
-                    );
-                    tracked.warned = true;
-                }
-                if let Some(proxy) = tracked.proxy.take() {
-                    state.proxies.remove(proxy.id);
-                }
-            }
-            Some(aabb) => {
-                tracked.warned = false;
-                let moved = match &mut tracked.proxy {
-                    Some(proxy) => {
-                        let moved = proxy.aabb != aabb;
-                        if let Err(error) = state.proxies.refresh(proxy, aabb, kind, filter) {
-                            warn!("broadphase-avian: collider {entity}: {error}");
-                        }
-                        moved
-                    }
-                    None => {
-                        match state.proxies.insert(entity, aabb, kind, filter) {
-                            Ok(proxy) => tracked.proxy = Some(proxy),
-                            Err(error) => warn!("broadphase-avian: collider {entity}: {error}"),
-                        }
-                        true
-                    }
-                };
-                if moved {
-                    state.moved.push(entity);
-                }
-            }
-        }
-        *state.proxies.slot(entity) = Some(tracked);
+    // The observers' entities first: removals, so that an entity removed and re-added within
+    // one frame ends up present.
+    for i in 0..state.dirty.len() {
+        let entity = state.dirty[i];
+        sync(state, entity, &colliders, &rigid_bodies);
     }
-    state.proxies.remove_unseen(step);
+    state.dirty.clear();
+    for &key in moved_proxies.proxies() {
+        if let Some(proxy) = trees.get_proxy(key) {
+            sync(state, proxy.collider, &colliders, &rigid_bodies);
+        }
+    }
+    for i in 0..state.report_again.len() {
+        let entity = state.report_again[i];
+        sync(state, entity, &colliders, &rigid_bodies);
+    }
 
-    for entity in std::mem::take(&mut state.report_again) {
+    for i in 0..state.report_again.len() {
+        let entity = state.report_again[i];
         state.proxies.report_again(entity);
         state.moved.push(entity);
     }
+    state.report_again.clear();
     state.proxies.update();
 
     for (e1, e2) in state.proxies.ended() {
@@ -298,7 +324,9 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
 
     // Pairs refused before are asked again when one of their boxes moved, as avian's broad
     // phase re-tests every pair of a moved box that has no edge.
-    let mut candidates: Vec<(Entity, Entity)> = state.proxies.begun().collect();
+    let mut candidates = std::mem::take(&mut state.candidates);
+    candidates.clear();
+    candidates.extend(state.proxies.begun());
     if !state.refused.is_empty() {
         let moved: bevy::platform::collections::HashSet<Entity> =
             state.moved.iter().copied().collect();
@@ -315,7 +343,7 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
         );
     }
 
-    for (e1, e2) in candidates {
+    for &(e1, e2) in &candidates {
         if contact_graph.contains(e1, e2) {
             continue;
         }
@@ -329,6 +357,7 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
         }
     }
 
+    state.candidates = candidates;
     diagnostics.broad_phase += start.elapsed();
 }
 
@@ -357,6 +386,34 @@ fn report_body_again(body: Entity, bodies: &Bodies, state: &mut LibraryBroadPhas
 /// These observers mirror those triggers so that the pairs are listed again at the next
 /// update and their edges re-added: exact, and cheap (no per-step scan of all pairs).
 pub(crate) fn add_observers(app: &mut App) {
+    // Colliders that stop being enabled colliders: despawned or their collider removed,
+    // disabled (`ColliderDisabled`) or their entity disabled. Re-enabled and new colliders
+    // need no observer: avian's collider trees mark them as moved.
+    app.add_observer(
+        |t: On<Remove, ColliderMarker>, mut s: ResMut<LibraryBroadPhase>| {
+            s.dirty.push(t.event_target());
+        },
+    );
+    app.add_observer(
+        |t: On<Add, ColliderDisabled>, mut s: ResMut<LibraryBroadPhase>| {
+            s.dirty.push(t.event_target());
+        },
+    );
+    app.add_observer(|t: On<Add, Disabled>, mut s: ResMut<LibraryBroadPhase>| {
+        s.dirty.push(t.event_target());
+    });
+    // Layers are an immutable component: inserting (or replacing) and removing them are the
+    // only changes.
+    app.add_observer(
+        |t: On<Insert, CollisionLayers>, mut s: ResMut<LibraryBroadPhase>| {
+            s.dirty.push(t.event_target());
+        },
+    );
+    app.add_observer(
+        |t: On<Remove, CollisionLayers>, mut s: ResMut<LibraryBroadPhase>| {
+            s.dirty.push(t.event_target());
+        },
+    );
     app.add_observer(|t: On<Add, Sensor>, mut s: ResMut<LibraryBroadPhase>| {
         s.report_again.push(t.event_target());
     });
