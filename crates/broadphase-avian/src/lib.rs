@@ -74,8 +74,9 @@ use broadphase::{AlgorithmOptions, Error, ALGORITHMS};
 #[doc(no_inline)]
 pub use avian3d::collision::collider::EnlargedAabb;
 
-/// The algorithm [`BroadPhasePlugin::default`] uses: the fastest on the `pile` example's
-/// scenes (see the README's measured figures).
+/// The algorithm [`BroadPhasePlugin::default`] uses: the fastest of the library's on the
+/// `pile` example while most bodies move; once most rest, `grid`, `dynamic-tree` or `sap` cost
+/// less (see the README's measured figures).
 pub const DEFAULT_ALGORITHM: &str = "sort-and-sweep";
 
 /// Replaces avian3d's broad phase (`BvhBroadPhasePlugin<H>`) with one of this library's

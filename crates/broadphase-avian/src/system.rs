@@ -380,6 +380,16 @@ fn report_body_again(body: Entity, bodies: &Bodies, state: &mut LibraryBroadPhas
     }
 }
 
+/// Notes the observed entity, to be synced first at the next step.
+fn note_dirty<E: EntityEvent, B: Bundle>(t: On<E, B>, mut s: ResMut<LibraryBroadPhase>) {
+    s.dirty.push(t.event_target());
+}
+
+/// Notes the observed collider, whose pairs are listed again at the next step.
+fn note_report_again<E: EntityEvent, B: Bundle>(t: On<E, B>, mut s: ResMut<LibraryBroadPhase>) {
+    s.report_again.push(t.event_target());
+}
+
 /// Avian's narrow phase removes all contact edges of a collider when it becomes or stops
 /// being a sensor, and of a body's colliders when the body is disabled, enabled (its island
 /// node is added) or its `RigidBody` replaced or removed, while the boxes may still overlap.
@@ -389,37 +399,15 @@ pub(crate) fn add_observers(app: &mut App) {
     // Colliders that stop being enabled colliders: despawned or their collider removed,
     // disabled (`ColliderDisabled`) or their entity disabled. Re-enabled and new colliders
     // need no observer: avian's collider trees mark them as moved.
-    app.add_observer(
-        |t: On<Remove, ColliderMarker>, mut s: ResMut<LibraryBroadPhase>| {
-            s.dirty.push(t.event_target());
-        },
-    );
-    app.add_observer(
-        |t: On<Add, ColliderDisabled>, mut s: ResMut<LibraryBroadPhase>| {
-            s.dirty.push(t.event_target());
-        },
-    );
-    app.add_observer(|t: On<Add, Disabled>, mut s: ResMut<LibraryBroadPhase>| {
-        s.dirty.push(t.event_target());
-    });
+    app.add_observer(note_dirty::<Remove, ColliderMarker>);
+    app.add_observer(note_dirty::<Add, ColliderDisabled>);
+    app.add_observer(note_dirty::<Add, Disabled>);
     // Layers are an immutable component: inserting (or replacing) and removing them are the
     // only changes.
-    app.add_observer(
-        |t: On<Insert, CollisionLayers>, mut s: ResMut<LibraryBroadPhase>| {
-            s.dirty.push(t.event_target());
-        },
-    );
-    app.add_observer(
-        |t: On<Remove, CollisionLayers>, mut s: ResMut<LibraryBroadPhase>| {
-            s.dirty.push(t.event_target());
-        },
-    );
-    app.add_observer(|t: On<Add, Sensor>, mut s: ResMut<LibraryBroadPhase>| {
-        s.report_again.push(t.event_target());
-    });
-    app.add_observer(|t: On<Remove, Sensor>, mut s: ResMut<LibraryBroadPhase>| {
-        s.report_again.push(t.event_target());
-    });
+    app.add_observer(note_dirty::<Insert, CollisionLayers>);
+    app.add_observer(note_dirty::<Remove, CollisionLayers>);
+    app.add_observer(note_report_again::<Add, Sensor>);
+    app.add_observer(note_report_again::<Remove, Sensor>);
     app.add_observer(
         |t: On<Add, BodyIslandNode>, b: Bodies, mut s: ResMut<LibraryBroadPhase>| {
             report_body_again(t.event_target(), &b, &mut s);
