@@ -38,6 +38,8 @@ pub struct LibraryBroadPhase {
     dirty: Vec<Entity>,
     /// The pairs to try for an edge this step (kept for its capacity).
     candidates: Vec<(Entity, Entity)>,
+    /// Colliders synced in the last step.
+    synced: usize,
 }
 
 impl LibraryBroadPhase {
@@ -49,6 +51,7 @@ impl LibraryBroadPhase {
             moved: Vec::new(),
             dirty: Vec::new(),
             candidates: Vec::new(),
+            synced: 0,
         }
     }
 
@@ -66,6 +69,12 @@ impl LibraryBroadPhase {
     /// the other rules not), each as two collider entities.
     pub fn pairs(&self) -> Vec<(Entity, Entity)> {
         self.proxies.pairs()
+    }
+
+    /// How many colliders the last step looked at: those that moved or changed, not all of
+    /// them (a collider may count twice when it changed in two ways).
+    pub fn synced_last_step(&self) -> usize {
+        self.synced
     }
 
     /// True when `entity` has a proxy (is in the broad phase).
@@ -206,6 +215,7 @@ fn sync(
     colliders: &ColliderQuery,
     rigid_bodies: &Query<&RigidBody>,
 ) {
+    state.synced += 1;
     let Ok((enlarged, of, layers, is_sensor)) = colliders.get(entity) else {
         if let Some(tracked) = state.proxies.slot(entity).take() {
             if let Some(proxy) = tracked.proxy {
@@ -292,6 +302,7 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     let hooks = hooks.into_inner();
     let state = &mut *state;
     state.moved.clear();
+    state.synced = 0;
 
     // The observers' entities first: removals, so that an entity removed and re-added within
     // one frame ends up present.

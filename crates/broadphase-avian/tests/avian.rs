@@ -342,3 +342,41 @@ fn avian_own_broad_phase_matches_the_same_model_and_the_same_touching_contacts()
     eprintln!("identical steps {identical_steps}, touching compared {compared_touching}");
     assert!(identical_steps > 0);
 }
+
+#[test]
+fn a_step_looks_only_at_the_colliders_that_moved() {
+    // 300 static colliders and one falling ball: once all are in (the first physics steps
+    // see every collider as new), each step looks at the ball at most, not at every collider.
+    let mut app = app(Which::Ours(broadphase_avian::DEFAULT_ALGORITHM));
+    for i in 0..300 {
+        let (x, z) = ((i % 20) as f32 * 3.0, (i / 20) as f32 * 3.0);
+        app.world_mut().spawn((
+            RigidBody::Static,
+            Collider::cuboid(1.0, 1.0, 1.0),
+            Transform::from_xyz(x, 0.0, z),
+        ));
+    }
+    app.world_mut().spawn((
+        RigidBody::Dynamic,
+        Collider::sphere(0.5),
+        Transform::from_xyz(0.0, 8.0, 0.0),
+    ));
+    let synced = |app: &App| {
+        app.world()
+            .resource::<LibraryBroadPhase>()
+            .synced_last_step()
+    };
+    run(&mut app, 5, |_, _| {});
+    assert_eq!(
+        app.world().resource::<LibraryBroadPhase>().proxy_count(),
+        301
+    );
+    let mut most = 0;
+    for _ in 0..120 {
+        app.update();
+        most = most.max(synced(&app));
+    }
+    // The ball, falling through its enlarged box, is looked at; nothing else is.
+    assert_eq!(most, 1, "a step looked at {most} colliders");
+    assert_exact(&app, "static field");
+}
