@@ -1,0 +1,332 @@
+//! Sort and sweep: sweep and prune that sorts again at every update. An update in which many
+//! boxes moved runs the one-shot box pruning kernel ([`crate::prune::complete_pairs_with`]) on
+//! all live boxes and diffs the result with the previous pair set; one in which few moved
+//! sweeps only those against the boxes at rest (`resting`).
+
+mod resting;
+
+use crate::backend::ProxyStore;
+use crate::prune::{complete_pairs_with, PruneOptions, PruneScratch};
+use crate::util::MoveBuffer;
+use crate::{Aabb, BroadPhase, PairEvents, Vec3};
+use resting::{rotate, RestingSet};
+
+/// Sort and sweep: every update sorts all boxes on the axis of largest variance of their
+/// centres and sweeps them ([Ericson05, sec. 7.5], via [Zych16, ch. 2.3.1]).
+///
+/// When at most a quarter of the boxes moved (were given a box, inserted, or changed kind)
+/// since the last update, only they are sorted and swept, against each other and against
+/// the resting boxes, which stay sorted between updates; this is how PhysX's ABP treats its
+/// sleeping objects.
+///
+/// # When to use
+/// Scenes with little temporal coherence (fast or teleporting proxies, many insertions and
+/// removals per step), large scenes where most proxies move every step, and mostly static or
+/// resting worlds where a few proxies move: the cost does not depend on how far boxes moved.
+/// When every proxy moves a little every step, [`SweepAndPrune`] may do less work per update.
+///
+/// # Performance
+/// When many boxes moved: O(n + k) per update for n boxes and k candidate pairs along the
+/// sweep axis (within the kernel's y/z grid cells). When there is some coherence, the sort
+/// starts from the previous update's order and finishes it by insertion sort (O(n +
+/// inversions), falling back to the radix sort when the boxes moved far; see
+/// [`PruneOptions::coherent`]). When m ≤ n / 4 moved: O(n + m + k' + p) for k' candidates of
+/// the moved boxes along the sweep axis and p current pairs, where the O(n) and O(p) terms
+/// are sequential passes (a walk of the resting list, a merge, a pass over the pairs). Filters
+/// and the static-static exclusion are applied to the pairs found. Memory O(n) besides the
+/// pairs.
+///
+/// Worst case: O(n²) per update, when O(n²) pairs of boxes overlap on the sweep axis inside
+/// the same grid cells but not on the others, for instance long boxes along every axis
+/// crossing in one region (for the moved boxes, along the sweep axis alone).
+///
+/// # Examples
+/// ```
+/// use broadphase::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyKind, SortAndSweep};
+/// let mut bp = SortAndSweep::new();
+/// for i in 0..4 {
+///     let x = i as f32;
+///     bp.insert(Aabb::from_arrays([x, 0.0, 0.0], [x + 1.0, 1.0, 1.0])?, ProxyKind::Dynamic, CollisionFilter::ALL)?;
+/// }
+/// let mut events = PairEvents::new();
+/// bp.update(&mut events);
+/// assert_eq!(events.begun.len(), 3); // each box touches the next
+/// # Ok::<(), broadphase::Error>(())
+/// ```
+///
+/// [`SweepAndPrune`]: crate::SweepAndPrune
+#[derive(Debug, Clone, Default)]
+pub struct SortAndSweep {
+    store: ProxyStore,
+    // Scratch reused across updates: live boxes with the sweep axis rotated to x, their slots,
+    // the kernel's buffers and its pairs (indices into `boxes`).
+    boxes: Vec<Aabb>,
+    slots: Vec<u32>,
+    prune: PruneScratch,
+    candidates: Vec<(u32, u32)>,
+    axis: usize,
+    /// Updates since the axis was chosen, and the live count then.
+    axis_age: u32,
+    axis_count: usize,
+    /// Updates that swept only the moved boxes.
+    resting_updates: u64,
+    /// Proxies moved, inserted or with a new kind since the last update.
+    moved: MoveBuffer,
+    /// The boxes at rest, for updates in which few moved.
+    resting: RestingSet,
+}
+
+/// An update sweeps only the moved boxes when at most one in this many moved.
+const RESTING_RATIO: usize = 4;
+
+/// Updates between two choices of the sweep axis.
+const AXIS_PERIOD: u32 = 16;
+
+impl SortAndSweep {
+    /// An empty sort-and-sweep broad phase.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The axis chosen by the last update (0 = x, 1 = y, 2 = z).
+    pub fn sweep_axis(&self) -> usize {
+        self.axis
+    }
+
+    /// Updates so far in which few enough boxes moved that only they were swept, against the
+    /// boxes at rest (see the type's docs).
+    pub fn resting_updates(&self) -> u64 {
+        self.resting_updates
+    }
+
+    fn choose_axis(&self) -> usize {
+        let mut sum = [0f64; 3];
+        let mut sum_sq = [0f64; 3];
+        let mut n = 0f64;
+        for i in self.store.proxies.live_slots() {
+            let c = self.store.proxies.aabb(i).center();
+            for axis in 0..3 {
+                let v = c[axis] as f64;
+                sum[axis] += v;
+                sum_sq[axis] += v * v;
+            }
+            n += 1.0;
+        }
+        if n == 0.0 {
+            return 0;
+        }
+        let variance = |axis: usize| sum_sq[axis] / n - (sum[axis] / n).powi(2);
+        let mut best = 0;
+        for axis in 1..3 {
+            if variance(axis) > variance(best) {
+                best = axis;
+            }
+        }
+        best
+    }
+
+    /// The move buffer is grown by the store on insert; nothing else is kept per slot.
+    fn grow_slots(&mut self) {}
+
+    /// Copies the live boxes with the sweep axis rotated to x, and their slots. Generic over
+    /// the rotation, so that each axis gets a loop without per-coordinate indexing.
+    #[inline]
+    fn gather_boxes(&mut self, rotate: impl Fn(Vec3) -> Vec3) {
+        self.boxes.clear();
+        self.slots.clear();
+        for slot in self.store.proxies.live_slots() {
+            let b = self.store.proxies.aabb(slot);
+            // A permutation of a valid box's coordinates is valid.
+            self.boxes
+                .push(Aabb::new_unchecked(rotate(b.min()), rotate(b.max())));
+            self.slots.push(slot as u32);
+        }
+    }
+}
+
+impl BroadPhase for SortAndSweep {
+    fn name(&self) -> &'static str {
+        "sort-and-sweep"
+    }
+
+    crate::backend::store_moved_edits!(store, moved);
+
+    fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
+        // The spread of the centres changes slowly: re-measure it every AXIS_PERIOD updates,
+        // or when the proxy count changed by a tenth (a pass over every box saved).
+        let count = self.store.proxies.len();
+        if self.axis_age == 0
+            || self.axis_age >= AXIS_PERIOD
+            || count.abs_diff(self.axis_count) * 10 > self.axis_count
+        {
+            self.axis = self.choose_axis();
+            self.axis_age = 0;
+            self.axis_count = count;
+        }
+        self.axis_age += 1;
+        let axis = self.axis;
+        // After a step that failed on the pair limit the set is empty: every pair is found
+        // again by the full path.
+        if !self.store.pairs.lost() && self.moved.len() * RESTING_RATIO <= count {
+            // The grid of the resting boxes is chosen again with the axis, so that it follows
+            // the scene's extent.
+            let rebuild = self.axis_age == 1;
+            self.resting
+                .update(&mut self.store, &self.moved, axis, rebuild);
+            self.resting_updates += 1;
+            self.moved.clear();
+            return self.store.finish(events);
+        }
+        self.moved.clear();
+        self.resting.invalidate();
+        match axis {
+            0 => self.gather_boxes(|v| v),
+            1 => self.gather_boxes(|v| rotate(v, 1)),
+            _ => self.gather_boxes(|v| rotate(v, 2)),
+        }
+        let proxies = &self.store.proxies;
+        // Coherent: the boxes are last update's, moved, so the sort starts from last order.
+        // Live slots are far fewer than u32::MAX (the table hands out u32 indices), and the
+        // options are valid, so the kernel fails only on the pair limit: the candidates are
+        // the pairs before filters, a superset of the pairs, so no more may be kept.
+        let options = PruneOptions {
+            coherent: true,
+            max_pairs: Some(self.store.pairs.limit()),
+            ..PruneOptions::default()
+        };
+        if complete_pairs_with(&self.boxes, &options, &mut self.prune, &mut self.candidates)
+            .is_err()
+        {
+            self.store.pairs.refuse();
+        }
+
+        self.store.pairs.begin_full();
+        for &(i, j) in &self.candidates {
+            let (a, b) = (self.slots[i as usize], self.slots[j as usize]);
+            if proxies.can_pair(a as usize, b as usize) {
+                self.store.pairs.mark(a, b);
+            }
+        }
+        self.store.pairs.end_full();
+        self.store.finish(events)
+    }
+
+    fn clear(&mut self) {
+        self.store.clear();
+        self.axis_age = 0;
+        self.moved.clear();
+        self.resting.invalidate();
+    }
+
+    crate::backend::store_accessors!(store);
+
+    fn memory_bytes(&self) -> usize {
+        self.store.memory_bytes()
+            + self.boxes.capacity() * std::mem::size_of::<Aabb>()
+            + (self.slots.capacity() + self.candidates.capacity() * 2) * 4
+            + self.prune.memory_bytes()
+            + self.moved.memory_bytes()
+            + self.resting.memory_bytes()
+    }
+}
+
+crate::backend::impl_candidate!(SortAndSweep, store);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{assert_matches_brute_force, insert_dynamic, sorted_pairs};
+    use crate::util::SplitMix64;
+    use crate::{BruteForce, CollisionFilter, ProxyKind};
+
+    /// Sorted copies of both event lists, to compare two algorithms' events as sets.
+    fn sorted_events(events: &PairEvents) -> (Vec<crate::Pair>, Vec<crate::Pair>) {
+        let (mut begun, mut ended) = (events.begun.clone(), events.ended.clone());
+        begun.sort_unstable();
+        ended.sort_unstable();
+        (begun, ended)
+    }
+
+    /// Each step moves a share of the boxes from none to all, so that updates take both
+    /// paths and switch between them, among insertions, removals (with and without events),
+    /// kind and filter changes; pairs and events must equal brute force's after every step.
+    #[test]
+    fn few_moved_boxes_swept_against_the_resting_ones_match_the_model() {
+        let mut rng = SplitMix64::new(11);
+        let mut ours = SortAndSweep::new();
+        let mut model = BruteForce::new();
+        let (mut events, mut model_events) = (PairEvents::new(), PairEvents::new());
+        let mut ids = Vec::new();
+        let random_box = |rng: &mut SplitMix64| {
+            // Snapped to a lattice so that touching faces and equal minima are common.
+            let min = [0; 3].map(|_| (rng.below(24) as f32) * 0.5);
+            let size = [0; 3].map(|_| (rng.below(4) as f32) * 0.5);
+            Aabb::from_arrays(min, [min[0] + size[0], min[1] + size[1], min[2] + size[2]])
+                .unwrap()
+        };
+        for _ in 0..300 {
+            let b = random_box(&mut rng);
+            let id = ours.insert(b, ProxyKind::Dynamic, CollisionFilter::ALL).unwrap();
+            assert_eq!(model.insert(b, ProxyKind::Dynamic, CollisionFilter::ALL).unwrap(), id);
+            ids.push(id);
+        }
+        for step in 0..400 {
+            let share = [0, 1, 3, 10, 40, 75, 150, 300][step % 8];
+            for _ in 0..share.min(ids.len()) {
+                let id = ids[rng.below(ids.len())];
+                let b = random_box(&mut rng);
+                ours.set_aabb(id, b).unwrap();
+                model.set_aabb(id, b).unwrap();
+            }
+            if rng.chance(0.3) && !ids.is_empty() {
+                let id = ids.swap_remove(rng.below(ids.len()));
+                let report = rng.chance(0.5);
+                ours.remove_with(id, report).unwrap();
+                model.remove_with(id, report).unwrap();
+            }
+            if rng.chance(0.3) {
+                let (b, kind) = (random_box(&mut rng), ProxyKind::Dynamic);
+                let id = ours.insert(b, kind, CollisionFilter::ALL).unwrap();
+                assert_eq!(model.insert(b, kind, CollisionFilter::ALL).unwrap(), id);
+                ids.push(id);
+            }
+            if rng.chance(0.2) && !ids.is_empty() {
+                let id = ids[rng.below(ids.len())];
+                let kind = if rng.chance(0.5) { ProxyKind::Static } else { ProxyKind::Dynamic };
+                ours.set_kind(id, kind).unwrap();
+                model.set_kind(id, kind).unwrap();
+            }
+            if rng.chance(0.2) && !ids.is_empty() {
+                let id = ids[rng.below(ids.len())];
+                let filter = CollisionFilter::new(1 << rng.below(3), 1 << rng.below(3));
+                ours.set_filter(id, filter).unwrap();
+                model.set_filter(id, filter).unwrap();
+            }
+            ours.update(&mut events);
+            model.update(&mut model_events);
+            assert_eq!(sorted_events(&events), sorted_events(&model_events), "step {step}");
+            assert_eq!(sorted_pairs(&ours), sorted_pairs(&model), "step {step}");
+        }
+        // Both paths ran, many times each.
+        assert!(ours.resting_updates() > 100, "{}", ours.resting_updates());
+        assert!(ours.resting_updates() < 350, "{}", ours.resting_updates());
+    }
+
+    /// Enough proxies for the kernel's y/z grid, on every scenario (statics, filters, removals).
+    #[test]
+    fn matches_the_model_with_the_grid_active() {
+        assert_matches_brute_force(&|| Box::new(SortAndSweep::new()), 700, 12, 99);
+        let mut bp = SortAndSweep::new();
+        let mut events = PairEvents::new();
+        for i in 0..600 {
+            let min = Vec3::new(
+                (i % 30) as f32 * 10.0,
+                (i / 30) as f32 * 10.0,
+                (i % 7) as f32 * 10.0,
+            );
+            insert_dynamic(&mut bp, Aabb::new(min, min + 12.0).unwrap());
+        }
+        bp.update(&mut events);
+        assert!(bp.prune.last_cell_count() > 1, "the grid should be in use");
+    }
+}
