@@ -261,13 +261,19 @@ mod tests {
             // Snapped to a lattice so that touching faces and equal minima are common.
             let min = [0; 3].map(|_| (rng.below(24) as f32) * 0.5);
             let size = [0; 3].map(|_| (rng.below(4) as f32) * 0.5);
-            Aabb::from_arrays(min, [min[0] + size[0], min[1] + size[1], min[2] + size[2]])
-                .unwrap()
+            Aabb::from_arrays(min, [min[0] + size[0], min[1] + size[1], min[2] + size[2]]).unwrap()
         };
         for _ in 0..300 {
             let b = random_box(&mut rng);
-            let id = ours.insert(b, ProxyKind::Dynamic, CollisionFilter::ALL).unwrap();
-            assert_eq!(model.insert(b, ProxyKind::Dynamic, CollisionFilter::ALL).unwrap(), id);
+            let id = ours
+                .insert(b, ProxyKind::Dynamic, CollisionFilter::ALL)
+                .unwrap();
+            assert_eq!(
+                model
+                    .insert(b, ProxyKind::Dynamic, CollisionFilter::ALL)
+                    .unwrap(),
+                id
+            );
             ids.push(id);
         }
         for step in 0..400 {
@@ -292,7 +298,11 @@ mod tests {
             }
             if rng.chance(0.2) && !ids.is_empty() {
                 let id = ids[rng.below(ids.len())];
-                let kind = if rng.chance(0.5) { ProxyKind::Static } else { ProxyKind::Dynamic };
+                let kind = if rng.chance(0.5) {
+                    ProxyKind::Static
+                } else {
+                    ProxyKind::Dynamic
+                };
                 ours.set_kind(id, kind).unwrap();
                 model.set_kind(id, kind).unwrap();
             }
@@ -304,7 +314,11 @@ mod tests {
             }
             ours.update(&mut events);
             model.update(&mut model_events);
-            assert_eq!(sorted_events(&events), sorted_events(&model_events), "step {step}");
+            assert_eq!(
+                sorted_events(&events),
+                sorted_events(&model_events),
+                "step {step}"
+            );
             assert_eq!(sorted_pairs(&ours), sorted_pairs(&model), "step {step}");
         }
         // Both paths ran, many times each.

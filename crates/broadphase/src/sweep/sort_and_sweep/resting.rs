@@ -386,7 +386,9 @@ impl RestingSet {
             if !sweep_stale {
                 pairs.retain(|a, b| {
                     let (a, b) = (a as usize, b as usize);
-                    !((moved.contains(a) || moved.contains(b) || proxies.is_removed(a)
+                    !((moved.contains(a)
+                        || moved.contains(b)
+                        || proxies.is_removed(a)
                         || proxies.is_removed(b))
                         && parted(a, b))
                 });
@@ -439,7 +441,8 @@ impl RestingSet {
         self.slots.clear();
         self.slots.resize(total, 0);
         self.cursor.clear();
-        self.cursor.extend_from_slice(&self.starts[..self.grid.count()]);
+        self.cursor
+            .extend_from_slice(&self.starts[..self.grid.count()]);
         let slot_count = proxies.slot_count();
         self.placed.clear();
         self.placed.resize(slot_count, [0; 4]);
@@ -560,7 +563,14 @@ impl RestingSet {
                 &self.cell_boxes[moved_range.clone()],
                 &self.cell_slots[moved_range],
             );
-            sweep_cell(&grid, cell, new, (r_boxes, r_slots), &stale, &mut self.found);
+            sweep_cell(
+                &grid,
+                cell,
+                new,
+                (r_boxes, r_slots),
+                &stale,
+                &mut self.found,
+            );
             if !with_parted {
                 continue;
             }
@@ -574,7 +584,14 @@ impl RestingSet {
                 }
             }
             let old = (&self.stale_boxes[..], &self.stale_slots[..]);
-            sweep_cell(&grid, cell, old, (r_boxes, r_slots), &stale, &mut self.parted);
+            sweep_cell(
+                &grid,
+                cell,
+                old,
+                (r_boxes, r_slots),
+                &stale,
+                &mut self.parted,
+            );
         }
     }
 
