@@ -84,6 +84,16 @@ impl CellGrid {
         )
     }
 
+    /// Calls `f` with the index of every cell of `range` (from [`CellGrid::range`]).
+    #[inline]
+    fn for_each_cell(&self, (y0, y1, z0, z1): (u32, u32, u32, u32), mut f: impl FnMut(usize)) {
+        for y in y0..=y1 {
+            for z in z0..=z1 {
+                f((y * self.cells_z + z) as usize);
+            }
+        }
+    }
+
     #[inline]
     fn count(&self) -> usize {
         (self.cells_y * self.cells_z) as usize
@@ -178,10 +188,11 @@ pub(super) struct RestingSet {
     resting: Vec<bool>,
     /// Per cell: whether it has stale entries or moved boxes this update.
     dirty: Vec<bool>,
-    // Scratch: the moved boxes (rotated) by minimum x with their slots, their sort keys, the
-    // moved boxes of cell `c` (`cell_boxes[moved_starts[c]..moved_starts[c + 1]]` and their
-    // slots, copies so that a cell's sweep reads them in sequence), the next
-    // free entry per cell, the lists being rebuilt, and the slot pairs found.
+    // Scratch: the moved boxes (rotated; while building, the resting ones) in sweep order
+    // with their slots; the boxes gathered for sorting (also the merge's output) and their
+    // sort keys; the moved boxes of cell `c` (`cell_boxes[moved_starts[c]..moved_starts[c +
+    // 1]]` and their slots, copies so that a cell's sweep reads them in sequence); the next
+    // free entry per cell; the stale entries of a cell; the slot pairs found.
     moved_boxes: Vec<Aabb>,
     moved_slots: Vec<u32>,
     keys: Vec<u64>,
@@ -240,21 +251,48 @@ fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     }
 }
 
-/// Counts, per cell of `grid`, the cells of `boxes` into `starts` (as offsets: `starts[c]`
-/// is the first entry of cell `c`, `starts[cells]` the total).
-fn count_cells(grid: &CellGrid, boxes: &[Aabb], starts: &mut Vec<u32>) {
+/// Cells of boxes in one array: cell `c` holds `boxes[starts[c]..starts[c + 1]]` and their
+/// slots.
+type CellLists<'a> = (&'a mut Vec<u32>, &'a mut Vec<Aabb>, &'a mut Vec<u32>);
+
+/// Writes `boxes`, in sweep order, and their `slots` into every cell of `grid` they touch, so
+/// that each cell of `out` comes out in sweep order; records each slot's cells in `placed`,
+/// flags it in `resting`, and calls `touch` with every cell written. `cursor` is scratch.
+fn scatter(
+    grid: &CellGrid,
+    (boxes, slots): (&[Aabb], &[u32]),
+    (starts, out_boxes, out_slots): CellLists<'_>,
+    cursor: &mut Vec<u32>,
+    (placed, resting): (&mut [[u16; 4]], &mut [bool]),
+    mut touch: impl FnMut(usize),
+) {
     starts.clear();
     starts.resize(grid.count() + 1, 0);
     for b in boxes {
-        let (y0, y1, z0, z1) = grid.range(b);
-        for y in y0..=y1 {
-            for z in z0..=z1 {
-                starts[(y * grid.cells_z + z) as usize + 1] += 1;
-            }
-        }
+        grid.for_each_cell(grid.range(b), |c| starts[c + 1] += 1);
     }
     for c in 0..grid.count() {
         starts[c + 1] += starts[c];
+    }
+    let total = starts[grid.count()] as usize;
+    out_boxes.clear();
+    out_boxes.resize(total, Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO));
+    out_slots.clear();
+    out_slots.resize(total, 0);
+    cursor.clear();
+    cursor.extend_from_slice(&starts[..grid.count()]);
+    for (b, &slot) in boxes.iter().zip(slots) {
+        let range = grid.range(b);
+        let (y0, y1, z0, z1) = range;
+        placed[slot as usize] = [y0 as u16, y1 as u16, z0 as u16, z1 as u16];
+        resting[slot as usize] = true;
+        grid.for_each_cell(range, |c| {
+            let at = cursor[c] as usize;
+            out_boxes[at] = *b;
+            out_slots[at] = slot;
+            cursor[c] += 1;
+            touch(c);
+        });
     }
 }
 
@@ -431,18 +469,7 @@ impl RestingSet {
                 self.new_slots.push(slot as u32);
             }
         }
-        sort_keys(&mut self.keys, &mut self.key_scratch);
         self.grid = CellGrid::choose(&self.new_boxes);
-        count_cells(&self.grid, &self.new_boxes, &mut self.starts);
-        let total = self.starts[self.grid.count()] as usize;
-        let placeholder = Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO);
-        self.boxes.clear();
-        self.boxes.resize(total, placeholder);
-        self.slots.clear();
-        self.slots.resize(total, 0);
-        self.cursor.clear();
-        self.cursor
-            .extend_from_slice(&self.starts[..self.grid.count()]);
         let slot_count = proxies.slot_count();
         self.placed.clear();
         self.placed.resize(slot_count, [0; 4]);
@@ -450,24 +477,15 @@ impl RestingSet {
         self.resting.resize(slot_count, false);
         self.dirty.clear();
         self.dirty.resize(self.grid.count(), false);
-        // In sweep order, so that every cell comes out sorted.
-        for &key in &self.keys {
-            let k = key as u32 as usize;
-            let b = self.new_boxes[k];
-            let (y0, y1, z0, z1) = self.grid.range(&b);
-            let slot = self.new_slots[k] as usize;
-            self.placed[slot] = [y0 as u16, y1 as u16, z0 as u16, z1 as u16];
-            self.resting[slot] = true;
-            for y in y0..=y1 {
-                for z in z0..=z1 {
-                    let c = (y * self.grid.cells_z + z) as usize;
-                    let at = self.cursor[c] as usize;
-                    self.boxes[at] = b;
-                    self.slots[at] = self.new_slots[k];
-                    self.cursor[c] += 1;
-                }
-            }
-        }
+        self.sort_gathered();
+        scatter(
+            &self.grid,
+            (&self.moved_boxes, &self.moved_slots),
+            (&mut self.starts, &mut self.boxes, &mut self.slots),
+            &mut self.cursor,
+            (&mut self.placed, &mut self.resting),
+            |_| {},
+        );
         self.valid = true;
     }
 
@@ -487,11 +505,7 @@ impl RestingSet {
         for slot in (0..moved.len()).map(|k| moved.slot(k)).chain(removed) {
             if std::mem::replace(&mut resting[slot], false) {
                 let [y0, y1, z0, z1] = placed[slot].map(u32::from);
-                for y in y0..=y1 {
-                    for z in z0..=z1 {
-                        dirty[(y * grid.cells_z + z) as usize] = true;
-                    }
-                }
+                grid.for_each_cell((y0, y1, z0, z1), |c| dirty[c] = true);
             }
         }
         self.keys.clear();
@@ -506,6 +520,25 @@ impl RestingSet {
                 self.new_slots.push(slot as u32);
             }
         }
+        self.sort_gathered();
+        let dirty = &mut self.dirty;
+        scatter(
+            &self.grid,
+            (&self.moved_boxes, &self.moved_slots),
+            (
+                &mut self.moved_starts,
+                &mut self.cell_boxes,
+                &mut self.cell_slots,
+            ),
+            &mut self.cursor,
+            (&mut self.placed, &mut self.resting),
+            |c| dirty[c] = true,
+        );
+    }
+
+    /// The boxes gathered in `new_boxes` (with their slots and sort keys) into `moved_boxes`
+    /// and `moved_slots`, in sweep order.
+    fn sort_gathered(&mut self) {
         sort_keys(&mut self.keys, &mut self.key_scratch);
         self.moved_boxes.clear();
         self.moved_slots.clear();
@@ -513,31 +546,6 @@ impl RestingSet {
             let k = key as u32 as usize;
             self.moved_boxes.push(self.new_boxes[k]);
             self.moved_slots.push(self.new_slots[k]);
-        }
-        count_cells(&self.grid, &self.moved_boxes, &mut self.moved_starts);
-        let copies = self.moved_starts[self.grid.count()] as usize;
-        self.cell_boxes.clear();
-        self.cell_boxes
-            .resize(copies, Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO));
-        self.cell_slots.clear();
-        self.cell_slots.resize(copies, 0);
-        self.cursor.clear();
-        self.cursor
-            .extend_from_slice(&self.moved_starts[..self.grid.count()]);
-        for (i, b) in self.moved_boxes.iter().enumerate() {
-            let (y0, y1, z0, z1) = self.grid.range(b);
-            let slot = self.moved_slots[i] as usize;
-            self.placed[slot] = [y0 as u16, y1 as u16, z0 as u16, z1 as u16];
-            self.resting[slot] = true;
-            for y in y0..=y1 {
-                for z in z0..=z1 {
-                    let c = (y * self.grid.cells_z + z) as usize;
-                    self.cell_boxes[self.cursor[c] as usize] = *b;
-                    self.cell_slots[self.cursor[c] as usize] = slot as u32;
-                    self.cursor[c] += 1;
-                    self.dirty[c] = true;
-                }
-            }
         }
     }
 
