@@ -258,9 +258,11 @@ mod tests {
         let (mut events, mut model_events) = (PairEvents::new(), PairEvents::new());
         let mut ids = Vec::new();
         let random_box = |rng: &mut SplitMix64| {
-            // Snapped to a lattice so that touching faces and equal minima are common.
+            // Snapped to a lattice so that touching faces and equal minima are common; one in
+            // twenty-five is long (a ground, a wall), spanning many cells of the resting grid.
             let min = [0; 3].map(|_| (rng.below(24) as f32) * 0.5);
-            let size = [0; 3].map(|_| (rng.below(4) as f32) * 0.5);
+            let long = rng.chance(0.04);
+            let size = [0; 3].map(|_| (rng.below(if long { 24 } else { 4 }) as f32) * 0.5);
             Aabb::from_arrays(min, [min[0] + size[0], min[1] + size[1], min[2] + size[2]]).unwrap()
         };
         for _ in 0..300 {
