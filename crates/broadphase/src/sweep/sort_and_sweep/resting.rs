@@ -186,6 +186,8 @@ pub(super) struct RestingSet {
     /// any.
     placed: Vec<[u16; 4]>,
     resting: Vec<bool>,
+    /// Per slot: the box of its resting entries (rotated).
+    rest_box: Vec<Aabb>,
     /// Per cell: whether it has stale entries or moved boxes this update.
     dirty: Vec<bool>,
     // Scratch: the moved boxes (rotated; while building, the resting ones) in sweep order
@@ -256,14 +258,14 @@ fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
 type CellLists<'a> = (&'a mut Vec<u32>, &'a mut Vec<Aabb>, &'a mut Vec<u32>);
 
 /// Writes `boxes`, in sweep order, and their `slots` into every cell of `grid` they touch, so
-/// that each cell of `out` comes out in sweep order; records each slot's cells in `placed`,
-/// flags it in `resting`, and calls `touch` with every cell written. `cursor` is scratch.
+/// that each cell of `out` comes out in sweep order; with `place`, records each slot as
+/// resting there (see [`place`]); calls `touch` with every cell written. `cursor` is scratch.
 fn scatter(
     grid: &CellGrid,
     (boxes, slots): (&[Aabb], &[u32]),
     (starts, out_boxes, out_slots): CellLists<'_>,
     cursor: &mut Vec<u32>,
-    (placed, resting): (&mut [[u16; 4]], &mut [bool]),
+    mut place_into: Option<Placement<'_>>,
     mut touch: impl FnMut(usize),
 ) {
     starts.clear();
@@ -283,9 +285,9 @@ fn scatter(
     cursor.extend_from_slice(&starts[..grid.count()]);
     for (b, &slot) in boxes.iter().zip(slots) {
         let range = grid.range(b);
-        let (y0, y1, z0, z1) = range;
-        placed[slot as usize] = [y0 as u16, y1 as u16, z0 as u16, z1 as u16];
-        resting[slot as usize] = true;
+        if let Some(into) = place_into.as_mut() {
+            place(slot, b, range, into);
+        }
         grid.for_each_cell(range, |c| {
             let at = cursor[c] as usize;
             out_boxes[at] = *b;
@@ -294,6 +296,18 @@ fn scatter(
             touch(c);
         });
     }
+}
+
+/// Per slot: the box of its resting entries, their cells, and whether it has any.
+type Placement<'a> = (&'a mut [Aabb], &'a mut [[u16; 4]], &'a mut [bool]);
+
+/// Records that `slot` rests with box `b` in the cells of `range`.
+#[inline]
+fn place(slot: u32, b: &Aabb, (y0, y1, z0, z1): (u32, u32, u32, u32), into: &mut Placement<'_>) {
+    let slot = slot as usize;
+    into.0[slot] = *b;
+    into.1[slot] = [y0 as u16, y1 as u16, z0 as u16, z1 as u16];
+    into.2[slot] = true;
 }
 
 /// Into `out`, the overlapping pairs of cell `cell` among the boxes `m` (sorted by minimum
@@ -383,6 +397,7 @@ impl RestingSet {
             + self.stale_boxes.capacity() * std::mem::size_of::<Aabb>()
             + self.stale_slots.capacity() * 4
             + self.placed.capacity() * 8
+            + self.rest_box.capacity() * std::mem::size_of::<Aabb>()
             + self.resting.capacity()
             + self.dirty.capacity()
     }
@@ -439,11 +454,19 @@ impl RestingSet {
                     }
                 }
             }
+            // A pair whose boxes overlapped before the moves too was present (or refused by
+            // filters, which the store re-evaluates when they change): only the others are
+            // looked up in the pair set.
+            let (resting, rest_box) = (&self.resting, &self.rest_box);
+            let unchanged =
+                |a: usize, b: usize| resting[a] && resting[b] && rest_box[a].overlaps(&rest_box[b]);
             for &(a, b) in &self.found {
-                if proxies.can_pair(a as usize, b as usize) {
+                let (i, j) = (a as usize, b as usize);
+                if !unchanged(i, j) && proxies.can_pair(i, j) {
                     pairs.add(a, b);
                 }
             }
+            self.place_moved(store);
             self.merge(store, moved);
         }
         if rebuild && !built_now {
@@ -475,6 +498,9 @@ impl RestingSet {
         self.placed.resize(slot_count, [0; 4]);
         self.resting.clear();
         self.resting.resize(slot_count, false);
+        self.rest_box.clear();
+        self.rest_box
+            .resize(slot_count, Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO));
         self.dirty.clear();
         self.dirty.resize(self.grid.count(), false);
         self.sort_gathered();
@@ -483,7 +509,7 @@ impl RestingSet {
             (&self.moved_boxes, &self.moved_slots),
             (&mut self.starts, &mut self.boxes, &mut self.slots),
             &mut self.cursor,
-            (&mut self.placed, &mut self.resting),
+            Some((&mut self.rest_box, &mut self.placed, &mut self.resting)),
             |_| {},
         );
         self.valid = true;
@@ -497,13 +523,21 @@ impl RestingSet {
         if self.resting.len() < slot_count {
             self.placed.resize(slot_count, [0; 4]);
             self.resting.resize(slot_count, false);
+            self.rest_box
+                .resize(slot_count, Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO));
         }
-        // The cells that lose an entry: those of moved and removed proxies.
+        // The cells that lose an entry: those of moved and removed proxies. Their resting
+        // flags and boxes stay as they were until `place_moved`: they tell which pairs were
+        // present before.
         let (grid, placed, resting, dirty) =
-            (&self.grid, &self.placed, &mut self.resting, &mut self.dirty);
-        let removed = proxies.removed_slots().iter().map(|&slot| slot as usize);
+            (&self.grid, &self.placed, &self.resting, &mut self.dirty);
+        let removed = proxies
+            .removed_slots()
+            .iter()
+            .map(|&slot| slot as usize)
+            .filter(|&slot| !moved.contains(slot));
         for slot in (0..moved.len()).map(|k| moved.slot(k)).chain(removed) {
-            if std::mem::replace(&mut resting[slot], false) {
+            if resting[slot] {
                 let [y0, y1, z0, z1] = placed[slot].map(u32::from);
                 grid.for_each_cell((y0, y1, z0, z1), |c| dirty[c] = true);
             }
@@ -531,9 +565,24 @@ impl RestingSet {
                 &mut self.cell_slots,
             ),
             &mut self.cursor,
-            (&mut self.placed, &mut self.resting),
+            None,
             |c| dirty[c] = true,
         );
+    }
+
+    /// The moved boxes rest where they were bucketed; removed proxies rest no more.
+    fn place_moved(&mut self, store: &ProxyStore) {
+        let mut into = (
+            &mut self.rest_box[..],
+            &mut self.placed[..],
+            &mut self.resting[..],
+        );
+        for (b, &slot) in self.moved_boxes.iter().zip(&self.moved_slots) {
+            place(slot, b, self.grid.range(b), &mut into);
+        }
+        for &slot in store.proxies().removed_slots() {
+            self.resting[slot as usize] = false;
+        }
     }
 
     /// The boxes gathered in `new_boxes` (with their slots and sort keys) into `moved_boxes`
