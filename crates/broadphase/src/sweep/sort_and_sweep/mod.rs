@@ -167,7 +167,10 @@ impl BroadPhase for SortAndSweep {
         let axis = self.axis;
         // After a step that failed on the pair limit the set is empty: every pair is found
         // again by the full path.
-        if !self.store.pairs.lost() && self.moved.len() * RESTING_RATIO <= count {
+        if !self.store.pairs.lost()
+            && self.moved.len() * RESTING_RATIO <= count
+            && self.store.proxies.slot_count() <= resting::MAX_SLOTS
+        {
             // The grid of the resting boxes is chosen again with the axis, so that it follows
             // the scene's extent.
             let rebuild = self.axis_age == 1;

@@ -84,12 +84,14 @@ impl CellGrid {
         )
     }
 
-    /// Calls `f` with the index of every cell of `range` (from [`CellGrid::range`]).
+    /// Calls `f` with the index of every cell of `range` (from [`CellGrid::range`]) and the
+    /// box's code there: bit 0 set when it starts in an earlier cell on y, bit 1 on z.
     #[inline]
-    fn for_each_cell(&self, (y0, y1, z0, z1): (u32, u32, u32, u32), mut f: impl FnMut(usize)) {
+    fn for_each_cell(&self, (y0, y1, z0, z1): (u32, u32, u32, u32), mut f: impl FnMut(usize, u32)) {
         for y in y0..=y1 {
             for z in z0..=z1 {
-                f((y * self.cells_z + z) as usize);
+                let code = (y != y0) as u32 | ((z != z0) as u32) << 1;
+                f((y * self.cells_z + z) as usize, code);
             }
         }
     }
@@ -168,6 +170,13 @@ impl CellGrid {
         }
     }
 }
+
+/// An entry's slot word holds the slot in its low bits and, from this bit up, the entry's
+/// code in its cell (see [`CellGrid::for_each_cell`]).
+const CODE_SHIFT: u32 = 30;
+const SLOT_MASK: u32 = (1 << CODE_SHIFT) - 1;
+/// Slots from this many on do not fit an entry word: the update takes the full path.
+pub(super) const MAX_SLOTS: usize = 1 << CODE_SHIFT;
 
 /// The boxes at rest in the cells of a y/z grid, each cell sorted by minimum x, plus the
 /// scratch of an update.
@@ -271,7 +280,7 @@ fn scatter(
     starts.clear();
     starts.resize(grid.count() + 1, 0);
     for b in boxes {
-        grid.for_each_cell(grid.range(b), |c| starts[c + 1] += 1);
+        grid.for_each_cell(grid.range(b), |c, _| starts[c + 1] += 1);
     }
     for c in 0..grid.count() {
         starts[c + 1] += starts[c];
@@ -288,10 +297,10 @@ fn scatter(
         if let Some(into) = place_into.as_mut() {
             place(slot, b, range, into);
         }
-        grid.for_each_cell(range, |c| {
+        grid.for_each_cell(range, |c, code| {
             let at = cursor[c] as usize;
             out_boxes[at] = *b;
-            out_slots[at] = slot;
+            out_slots[at] = slot | code << CODE_SHIFT;
             cursor[c] += 1;
             touch(c);
         });
@@ -314,18 +323,17 @@ fn place(slot: u32, b: &Aabb, (y0, y1, z0, z1): (u32, u32, u32, u32), into: &mut
 /// x), and between `m` and the boxes `r` (sorted by minimum x) whose slot `skip` does not
 /// exclude: `m` among themselves by a sweep, `m` against `r` by one walk of both lists (a pair
 /// met by whichever box has the smaller minimum x, the one of `m` on ties). A pair is kept
-/// only when `cell` holds the low corner of its y/z intersection, so once over the grid.
+/// only when the cell holds the low corner of its y/z intersection, so once over the grid:
+/// there at least one of the two boxes starts on each axis, which their codes tell. Slots
+/// are entry words (a slot with its code, [`CODE_SHIFT`]); pairs are written as slots.
 fn sweep_cell(
-    grid: &CellGrid,
-    (y, z): (u32, u32),
     (m_boxes, m_slots): (&[Aabb], &[u32]),
     (r_boxes, r_slots): (&[Aabb], &[u32]),
     skip: &impl Fn(u32) -> bool,
     out: &mut Vec<(u32, u32)>,
 ) {
-    let home = |a: &Aabb, b: &Aabb| {
-        grid.cell_y(a.min().y.max(b.min().y)) == y && grid.cell_z(a.min().z.max(b.min().z)) == z
-    };
+    let home = |a: u32, b: u32| (a & b) >> CODE_SHIFT == 0;
+    let slot = |word: u32| word & SLOT_MASK;
     for i in 0..m_boxes.len() {
         let a = &m_boxes[i];
         for j in i + 1..m_boxes.len() {
@@ -333,8 +341,8 @@ fn sweep_cell(
             if b.min().x > a.max().x {
                 break;
             }
-            if overlaps_yz(a, b) && home(a, b) {
-                out.push((m_slots[i], m_slots[j]));
+            if overlaps_yz(a, b) && home(m_slots[i], m_slots[j]) {
+                out.push((slot(m_slots[i]), slot(m_slots[j])));
             }
         }
     }
@@ -347,21 +355,21 @@ fn sweep_cell(
                 if r.min().x > a.max().x {
                     break;
                 }
-                if overlaps_yz(a, r) && home(a, r) && !skip(r_slots[k]) {
-                    out.push((m_slots[i], r_slots[k]));
+                if overlaps_yz(a, r) && home(m_slots[i], r_slots[k]) && !skip(slot(r_slots[k])) {
+                    out.push((slot(m_slots[i]), slot(r_slots[k])));
                 }
             }
             i += 1;
         } else {
             let r = &r_boxes[j];
-            if m_boxes[i].min().x <= r.max().x && !skip(r_slots[j]) {
+            if m_boxes[i].min().x <= r.max().x && !skip(slot(r_slots[j])) {
                 for k in i..m_boxes.len() {
                     let a = &m_boxes[k];
                     if a.min().x > r.max().x {
                         break;
                     }
-                    if overlaps_yz(a, r) && home(a, r) {
-                        out.push((m_slots[k], r_slots[j]));
+                    if overlaps_yz(a, r) && home(m_slots[k], r_slots[j]) {
+                        out.push((slot(m_slots[k]), slot(r_slots[j])));
                     }
                 }
             }
@@ -539,7 +547,7 @@ impl RestingSet {
         for slot in (0..moved.len()).map(|k| moved.slot(k)).chain(removed) {
             if resting[slot] {
                 let [y0, y1, z0, z1] = placed[slot].map(u32::from);
-                grid.for_each_cell((y0, y1, z0, z1), |c| dirty[c] = true);
+                grid.for_each_cell((y0, y1, z0, z1), |c, _| dirty[c] = true);
             }
         }
         self.keys.clear();
@@ -612,7 +620,6 @@ impl RestingSet {
             if !self.dirty[c] {
                 continue;
             }
-            let cell = (c as u32 / grid.cells_z, c as u32 % grid.cells_z);
             let range = self.starts[c] as usize..self.starts[c + 1] as usize;
             let (r_boxes, r_slots) = (&self.boxes[range.clone()], &self.slots[range]);
             let moved_range = self.moved_starts[c] as usize..self.moved_starts[c + 1] as usize;
@@ -620,35 +627,21 @@ impl RestingSet {
                 &self.cell_boxes[moved_range.clone()],
                 &self.cell_slots[moved_range],
             );
-            sweep_cell(
-                &grid,
-                cell,
-                new,
-                (r_boxes, r_slots),
-                &stale,
-                &mut self.found,
-            );
+            sweep_cell(new, (r_boxes, r_slots), &stale, &mut self.found);
             if !with_parted {
                 continue;
             }
 
             self.stale_boxes.clear();
             self.stale_slots.clear();
-            for (b, &slot) in r_boxes.iter().zip(r_slots) {
-                if stale(slot) {
+            for (b, &word) in r_boxes.iter().zip(r_slots) {
+                if stale(word & SLOT_MASK) {
                     self.stale_boxes.push(*b);
-                    self.stale_slots.push(slot);
+                    self.stale_slots.push(word);
                 }
             }
             let old = (&self.stale_boxes[..], &self.stale_slots[..]);
-            sweep_cell(
-                &grid,
-                cell,
-                old,
-                (r_boxes, r_slots),
-                &stale,
-                &mut self.parted,
-            );
+            sweep_cell(old, (r_boxes, r_slots), &stale, &mut self.parted);
         }
     }
 
@@ -675,7 +668,8 @@ impl RestingSet {
             let mut i = 0;
             for at in start..end {
                 let (r, slot) = (&self.boxes[at], self.slots[at]);
-                if moved.contains(slot as usize) || proxies.is_removed(slot as usize) {
+                let index = (slot & SLOT_MASK) as usize;
+                if moved.contains(index) || proxies.is_removed(index) {
                     continue;
                 }
                 while i < m_boxes.len() && m_boxes[i].min().x < r.min().x {
