@@ -7,15 +7,18 @@
 //! The resting boxes are kept in a coarse grid over y and z (the sweep axis is x), each box
 //! in every cell it touches and each cell sorted by minimum x, as the one-shot kernel's grid
 //! (`crate::prune`) but kept between updates. One update with m moved boxes among n:
-//! 1. the moved boxes are sorted by minimum x (radix sort) and bucketed into the cells they
-//!    touch;
-//! 2. in every cell that holds a moved box, the moved boxes are swept against each other and,
-//!    by one walk of the two sorted lists, against the cell's resting boxes; resting entries
-//!    of moved or removed proxies are stale and skipped. A pair is reported only in the cell
-//!    holding the low corner of the two boxes' y/z intersection, so once;
-//! 3. the pairs that have a moved or removed proxy are re-tested in one pass over the pairs,
-//!    ending those whose boxes parted, and the pairs found begin;
-//! 4. each cell's stale entries are dropped and its moved boxes merged in (one O(n) pass).
+//! 1. the moved boxes are sorted by minimum x and bucketed into the cells they touch (those
+//!    cells, and the cells of the moved and removed proxies' old entries, are dirty);
+//! 2. in every dirty cell, the moved boxes are swept against each other and, by one walk of
+//!    the two sorted lists, against the cell's resting boxes; resting entries of moved or
+//!    removed proxies are stale and skipped. A pair is reported only in the cell holding the
+//!    low corner of the two boxes' y/z intersection, which the entries' codes tell, so once;
+//! 3. the pairs that may have ended are the pairs of the stale entries: found by sweeping
+//!    them in the dirty cells, or by one pass over the pairs when that visits fewer. Those
+//!    whose boxes parted end. Of the pairs found in step 2, those whose boxes overlapped
+//!    before the moves too were present already; only the others are looked up, and begin;
+//! 4. the dirty cells are rewritten without their stale entries and with the moved boxes;
+//!    the others are copied.
 //!
 //! Pairs between two resting boxes are left as they were: neither box changed, and the pair
 //! set was exact after the last update.
