@@ -466,8 +466,8 @@ impl RestingSet {
                 }
             }
             // A pair whose boxes overlapped before the moves too was present (or refused by
-            // filters, which the store re-evaluates when they change): only the others are
-            // looked up in the pair set.
+            // filters or kinds, whose changes the store re-evaluates itself): only the others
+            // are looked up in the pair set.
             let (resting, rest_box) = (&self.resting, &self.rest_box);
             let unchanged =
                 |a: usize, b: usize| resting[a] && resting[b] && rest_box[a].overlaps(&rest_box[b]);
