@@ -8,6 +8,7 @@
 mod pair_set;
 pub(crate) mod pair_tracker;
 pub(crate) mod proxy;
+mod sorted_pairs;
 mod store;
 
 pub use crate::query::sort_hits;

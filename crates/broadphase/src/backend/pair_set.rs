@@ -258,17 +258,6 @@ impl PairSet {
         self.tags[position]
     }
 
-    /// Sets the tag of the pair at `position`.
-    #[inline]
-    pub(crate) fn set_tag(&mut self, position: usize, tag: u32) {
-        self.tags[position] = tag;
-    }
-
-    /// Sets every tag to `tag`.
-    pub(crate) fn fill_tags(&mut self, tag: u32) {
-        self.tags.fill(tag);
-    }
-
     /// Removes all pairs, keeping the allocation.
     pub(crate) fn clear(&mut self) {
         self.keys.clear();

@@ -2,6 +2,7 @@
 
 use rustc_hash::FxHashSet;
 
+use crate::backend::sorted_pairs::SortedPairs;
 use crate::backend::{key_indices, pair_key, PairSet, ProxyTable};
 use crate::{Error, ProxyId, Result};
 
@@ -95,7 +96,9 @@ impl PairEvents {
 /// - incremental: [`PairTracker::add`] and [`PairTracker::remove`] as they discover changes
 ///   (a pair may be added and removed several times; only the net change becomes an event);
 /// - full recompute: [`PairTracker::begin_full`], [`PairTracker::mark`] for every overlapping
-///   pair found, then [`PairTracker::end_full`], which ends every pair not marked.
+///   pair found, then [`PairTracker::end_full`], which ends every pair not marked. The marked
+///   pairs are sorted and merged with the previous step's, so a pair found again costs no
+///   lookup in the hash table; only pairs that began or ended do.
 ///
 /// A step may use both, the incremental calls first (SAP ends the pairs of removed proxies,
 /// then may recompute everything). [`PairTracker::finish`] then writes the events in the
@@ -105,17 +108,19 @@ impl PairEvents {
 /// # Pair limit
 /// A step that ends with more than [`PairTracker::limit`] pairs (by default
 /// [`PairSet::MAX_LEN`]) fails: [`PairTracker::finish`] returns [`Error::PairLimit`], empties
-/// the set and reports no events. So that memory stays bounded during the step, a new pair
-/// is dropped (and the step marked failed) once the full-recompute style has marked `limit`
-/// pairs, or once the incremental style's set holds twice the limit (plus 64), which covers
-/// the pairs a step adds and then removes again. The next step then starts with [`PairTracker::lost`] true: an
+/// the set and reports no events. So that memory stays bounded during the step, the step is
+/// marked failed and further pairs dropped once the full-recompute style has marked more
+/// than `limit` distinct pairs (its marks are deduplicated when they reach twice the limit,
+/// plus 64), or once the incremental style's set holds twice the limit (plus 64), which
+/// covers the pairs a step adds and then removes again. The next step then starts with [`PairTracker::lost`] true: an
 /// incremental algorithm must find all its pairs again, not only the changes.
 ///
 /// # Memory
 /// The set's 20 to 24 bytes per pair (see [`PairSet`]), plus 8 bytes per pair changed in a
 /// step (16 in the incremental style, which also remembers which keys changed), kept as
-/// capacity for the next step; the events a caller reads cost 16 bytes per begun or ended
-/// pair.
+/// capacity for the next step; the full-recompute style adds 24 bytes per pair (the marked
+/// pairs, the sorted pairs of the last step and the sort's scratch). The events a caller
+/// reads cost 16 bytes per begun or ended pair.
 #[derive(Debug, Clone)]
 pub struct PairTracker {
     set: PairSet,
@@ -125,9 +130,8 @@ pub struct PairTracker {
     present_before: Vec<u64>,
     /// Keys in either list, for the incremental style, where a pair may change several times.
     changed: FxHashSet<u64>,
-    epoch: u32,
-    /// Pairs marked since `begin_full`.
-    marked: usize,
+    /// The full-recompute style's marked pairs and the set's sorted keys.
+    full: SortedPairs,
     limit: usize,
     overflowed: bool,
     lost: bool,
@@ -143,8 +147,7 @@ impl Default for PairTracker {
             absent_before: Vec::new(),
             present_before: Vec::new(),
             changed: FxHashSet::default(),
-            epoch: 0,
-            marked: 0,
+            full: SortedPairs::default(),
             limit: PairSet::MAX_LEN,
             overflowed: false,
             lost: false,
@@ -262,6 +265,7 @@ impl PairTracker {
         }
         // Below the limit, which is at most `PairSet::MAX_LEN`, the insert cannot fail.
         if let Ok((_, true)) = self.set.insert_key(key, 0) {
+            self.full.invalidate();
             self.note(key, false);
         }
     }
@@ -271,6 +275,7 @@ impl PairTracker {
     pub fn remove(&mut self, a: u32, b: u32) {
         let key = pair_key(a, b);
         if self.set.remove_key(key) {
+            self.full.invalidate();
             self.note(key, true);
         }
     }
@@ -286,6 +291,7 @@ impl PairTracker {
             } else {
                 // The last pair moves into `position`; look at it next.
                 self.set.remove_at(position);
+                self.full.invalidate();
                 self.note(key, true);
             }
         }
@@ -304,55 +310,48 @@ impl PairTracker {
     ///
     /// [`mark`]: PairTracker::mark
     pub fn begin_full(&mut self) {
-        self.marked = 0;
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            // After 2^32 steps, restart the epochs so that no stale tag equals a new epoch.
-            self.set.fill_tags(0);
-            self.epoch = 1;
-        }
+        self.full.begin();
     }
 
-    /// Full-recompute style: `(a, b)` overlaps now. Each pair must be marked at most once per
-    /// step... or more, at the cost of a lookup each time.
+    /// Full-recompute style: `(a, b)` overlaps now. A pair may be marked more than once per
+    /// step; the copies are dropped at [`PairTracker::end_full`].
     #[inline]
     pub fn mark(&mut self, a: u32, b: u32) {
-        let key = pair_key(a, b);
-        // The marked pairs are the pairs after the step: counting them judges the limit
-        // exactly, while the set also holds the unmarked pairs of the last step (at most the
-        // limit more) until `end_full`.
-        if self.marked >= self.limit {
-            match self.set.find_key(key) {
-                Some(position) if self.set.tag(position) == self.epoch => {}
-                _ => self.overflowed = true,
-            }
+        if self.overflowed {
+            return; // the step fails anyway; keep memory bounded
+        }
+        // Copies are dropped when the marked keys reach twice the limit (and some), so the
+        // step's memory stays bounded; more distinct pairs than the limit fail the step.
+        if self.full.marked_len() >= self.transient_limit() && self.full.sort_marked() > self.limit
+        {
+            self.overflowed = true;
             return;
         }
-        // Below the limit, which is at most `PairSet::MAX_LEN`, the insert cannot fail.
-        if let Ok((position, inserted)) = self.set.insert_key(key, self.epoch) {
-            if inserted {
-                self.marked += 1;
-                self.note_full(key, false);
-            } else if self.set.tag(position) != self.epoch {
-                self.marked += 1;
-                self.set.set_tag(position, self.epoch);
-            }
-        }
+        self.full.mark(pair_key(a, b));
     }
 
-    /// Full-recompute style: ends every pair not marked since [`PairTracker::begin_full`].
+    /// Full-recompute style: ends every pair not marked since [`PairTracker::begin_full`]
+    /// and adds every marked pair not present.
     pub fn end_full(&mut self) {
-        let epoch = self.epoch;
-        let mut position = 0;
-        while position < self.set.len() {
-            if self.set.tag(position) == epoch {
-                position += 1;
-            } else {
-                let key = self.set.keys()[position];
-                self.set.remove_at(position);
-                self.note_full(key, true);
-            }
+        if self.overflowed || self.full.sort_marked() > self.limit {
+            // `finish` fails and empties the set.
+            self.overflowed = true;
+            self.full.invalidate();
+            return;
         }
+        let mut full = std::mem::take(&mut self.full);
+        full.take_sorted_copy(self.set.keys());
+        // Ascending keys: the same calls give the same events in the same order.
+        full.diff(|key, present_before| {
+            if present_before {
+                self.set.remove_key(key);
+            } else {
+                // At most `limit` pairs, itself at most `PairSet::MAX_LEN`: cannot fail.
+                let _ = self.set.insert_key(key, 0);
+            }
+            self.note_full(key, present_before);
+        });
+        self.full = full;
     }
 
     /// Writes the net changes since the last `finish` into `events` (cleared first), with ids
@@ -366,6 +365,7 @@ impl PairTracker {
         // A limit lowered below the pairs already held counts as an overflow too.
         if self.overflowed || self.set.len() > self.limit {
             self.set.clear();
+            self.full.clear();
             self.absent_before.clear();
             self.present_before.clear();
             self.overflowed = false;
@@ -447,11 +447,13 @@ impl PairTracker {
         if self.changed.capacity() > floor {
             self.changed.shrink_to(floor / 2);
         }
+        self.full.shrink_above(floor);
     }
 
     /// Drops all pairs without events (for `clear`).
     pub fn clear(&mut self) {
         self.set.clear();
+        self.full.clear();
         self.again.clear();
         self.absent_before.clear();
         self.present_before.clear();
@@ -467,6 +469,7 @@ impl PairTracker {
             + self.changed.capacity() * 9
             + self.again.capacity() * 4
             + self.again_flags.capacity()
+            + self.full.memory_bytes()
     }
 }
 
@@ -529,6 +532,74 @@ mod tests {
         assert_eq!(events.begun, vec![Pair::new(proxies.id(2), proxies.id(3))]);
         assert_eq!(events.ended, vec![Pair::new(proxies.id(0), proxies.id(1))]);
         assert!(tracker.contains(1, 2) && tracker.contains(3, 2) && !tracker.contains(0, 1));
+    }
+
+    /// A full step after incremental changes diffs against the set as they left it, not
+    /// against the last full step's pairs.
+    #[test]
+    fn full_recompute_after_incremental_changes_sees_them() {
+        let proxies = table(4);
+        let mut tracker = PairTracker::new();
+        let mut events = PairEvents::new();
+        let full = |tracker: &mut PairTracker, pairs: &[(u32, u32)]| {
+            tracker.begin_full();
+            pairs.iter().for_each(|&(a, b)| tracker.mark(a, b));
+            tracker.end_full();
+        };
+        full(&mut tracker, &[(0, 1), (1, 2)]);
+        tracker.finish(&proxies, &mut events).unwrap();
+        tracker.add(2, 3);
+        tracker.remove(0, 1);
+        tracker.finish(&proxies, &mut events).unwrap();
+        full(&mut tracker, &[(1, 2), (1, 0)]);
+        tracker.finish(&proxies, &mut events).unwrap();
+        let id = |i| proxies.id(i);
+        assert_eq!(events.begun, vec![Pair::new(id(0), id(1))]);
+        assert_eq!(events.ended, vec![Pair::new(id(2), id(3))]);
+        // Incremental and full changes in one step: the pair added, then not marked, was
+        // never reported; the one removed, then marked, neither.
+        tracker.add(0, 3);
+        tracker.remove(1, 2);
+        full(&mut tracker, &[(0, 1), (1, 2), (2, 3)]);
+        tracker.finish(&proxies, &mut events).unwrap();
+        assert_eq!(events.begun, vec![Pair::new(id(2), id(3))]);
+        assert!(events.ended.is_empty());
+        let mut pairs: Vec<_> = tracker.set().iter().collect();
+        pairs.sort_unstable();
+        assert_eq!(pairs, vec![(0, 1), (1, 2), (2, 3)]);
+    }
+
+    /// A pair marked many times counts once against the limit; one distinct pair too many
+    /// fails the step, however the marks are repeated.
+    #[test]
+    fn repeated_marks_count_once_against_the_limit() {
+        let proxies = table(5);
+        let mut tracker = PairTracker::new();
+        let mut events = PairEvents::new();
+        tracker.set_limit(Some(2));
+        tracker.begin_full();
+        for _ in 0..500 {
+            tracker.mark(0, 1);
+            tracker.mark(2, 1);
+        }
+        tracker.end_full();
+        tracker.finish(&proxies, &mut events).unwrap();
+        assert_eq!(events.begun.len(), 2);
+        tracker.begin_full();
+        for _ in 0..500 {
+            tracker.mark(0, 1);
+            tracker.mark(1, 2);
+        }
+        tracker.mark(3, 4);
+        tracker.end_full();
+        assert!(tracker.finish(&proxies, &mut events).is_err());
+        assert!(tracker.lost() && tracker.is_empty() && events.is_empty());
+        // The next step starts from the empty set.
+        tracker.begin_full();
+        tracker.mark(3, 4);
+        tracker.end_full();
+        tracker.finish(&proxies, &mut events).unwrap();
+        assert_eq!(events.begun, vec![Pair::new(proxies.id(3), proxies.id(4))]);
     }
 
     #[test]
