@@ -32,9 +32,17 @@
 //!   without a body count as one body, as in avian);
 //! - two colliders of static bodies pair only when one is a [`Sensor`];
 //! - [`CollisionLayers`] must interact both ways;
-//! - no pair between two bodies joined by a joint with collision disabled;
+//! - no pair between two bodies joined by a joint with collision disabled. When a joint
+//!   allows collisions again (its `JointCollisionDisabled` removed, the joint despawned or
+//!   given `JointDisabled`), the two bodies' overlapping pairs get their edges at the next
+//!   step; avian's own broad phase waits until one of the boxes moves. A joint whose
+//!   collisions become disabled without `JointCollisionDisabled` being added (a disabled
+//!   joint enabled again) leaves the edges avian's narrow phase already holds, as with
+//!   avian's own broad phase: only the observer of that component removes them;
 //! - [`CollisionHooks::filter_pairs`] decides when either collider has
-//!   [`ActiveCollisionHooks::FILTER_PAIRS`];
+//!   [`ActiveCollisionHooks::FILTER_PAIRS`]. As in avian, it is asked when a pair begins and,
+//!   for a pair it refused, again whenever one of the two boxes moves; a hook whose answer
+//!   changes for a pair that has an edge does not remove the edge;
 //! - colliders with [`ColliderDisabled`] or `Disabled`, and colliders whose box is not
 //!   finite, are left out.
 //!

@@ -40,6 +40,11 @@ pub struct LibraryBroadPhase {
     candidates: Vec<(Entity, Entity)>,
     /// Colliders synced in the last step.
     synced: usize,
+    /// The joints with collision disabled, with their bodies, by joint entity, as the joint
+    /// graph held them at the last step that changed it.
+    no_collision_joints: Vec<(Entity, Entity, Entity)>,
+    /// The same for the joint graph now (kept for its capacity).
+    no_collision_scratch: Vec<(Entity, Entity, Entity)>,
 }
 
 impl LibraryBroadPhase {
@@ -52,6 +57,8 @@ impl LibraryBroadPhase {
             dirty: Vec::new(),
             candidates: Vec::new(),
             synced: 0,
+            no_collision_joints: Vec::new(),
+            no_collision_scratch: Vec::new(),
         }
     }
 
@@ -206,6 +213,41 @@ type ColliderQuery<'w, 's> = Query<
     (With<ColliderMarker>, Without<ColliderDisabled>),
 >;
 
+/// Lists again the pairs of two bodies whose joint stopped disabling their collisions: its
+/// `JointCollisionDisabled` removed, the joint removed, despawned or disabled. Avian drops the
+/// contact edges when collisions are disabled, but nothing re-adds them when they are allowed
+/// again while the boxes overlap (avian's own broad phase re-tests such a pair only once one
+/// of the boxes moves out of its enlarged box). O(joints with collision disabled), on steps
+/// in which the joint graph changed.
+fn joints_allowing_collisions_again(
+    joints: &JointGraph,
+    bodies: &Bodies,
+    state: &mut LibraryBroadPhase,
+) {
+    let mut now = std::mem::take(&mut state.no_collision_scratch);
+    now.clear();
+    now.extend(
+        joints
+            .graph()
+            .all_edge_weights()
+            .filter(|edge| edge.collision_disabled)
+            .map(|edge| (edge.entity, edge.body1, edge.body2)),
+    );
+    now.sort_unstable();
+    let before = std::mem::take(&mut state.no_collision_joints);
+    for &(joint, body1, body2) in &before {
+        let still = now
+            .binary_search_by_key(&joint, |&(j, ..)| j)
+            .is_ok_and(|i| now[i] == (joint, body1, body2));
+        if !still {
+            report_body_again(body1, bodies, state);
+            report_body_again(body2, bodies, state);
+        }
+    }
+    state.no_collision_scratch = before;
+    state.no_collision_joints = now;
+}
+
 /// Brings the proxy of `entity` to its collider's current box, kind and filter: inserts it,
 /// updates it, or removes it when the entity is no longer an enabled collider (despawned,
 /// disabled) or its box is not finite. Records the entity in `moved` when its box changed.
@@ -294,6 +336,7 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     mut commands: Commands,
     mut contact_graph: ResMut<ContactGraph>,
     joint_graph: Res<JointGraph>,
+    bodies: Bodies,
     mut diagnostics: ResMut<CollisionDiagnostics>,
 ) where
     for<'w, 's> SystemParamItem<'w, 's, H>: CollisionHooks,
@@ -303,6 +346,9 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     let state = &mut *state;
     state.moved.clear();
     state.synced = 0;
+    if joint_graph.is_changed() {
+        joints_allowing_collisions_again(&joint_graph, &bodies, state);
+    }
 
     // The observers' entities first: removals, so that an entity removed and re-added within
     // one frame ends up present.

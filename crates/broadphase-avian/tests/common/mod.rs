@@ -55,12 +55,22 @@ pub enum Which {
 /// A headless app (`MinimalPlugins`) stepping physics once per `update` at 60 Hz, with the
 /// brute-force check after the narrow phase of every step.
 pub fn app(which: Which) -> App {
+    app_with(which, true)
+}
+
+/// [`app`], with avian's simulation islands (and sleeping) or without them.
+pub fn app_with(which: Which, islands: bool) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, TransformPlugin));
-    let physics = PhysicsPlugins::default()
+    let mut physics = PhysicsPlugins::default()
         .with_collision_hooks::<TeamHooks>()
         .build()
         .disable::<BvhBroadPhasePlugin<TeamHooks>>();
+    if !islands {
+        physics = physics
+            .disable::<IslandPlugin>()
+            .disable::<IslandSleepingPlugin>();
+    }
     match which {
         Which::Avian => app.add_plugins(physics.enable::<BvhBroadPhasePlugin<TeamHooks>>()),
         Which::Ours(name) => {
@@ -194,10 +204,31 @@ fn check_pairs(
             touching.insert(key);
         }
     }
+    // A collider whose box became non-finite is out of the broad phase, but the edges it had
+    // are avian's narrow phase's to drop, and it keeps them (a NaN box is never disjoint). So
+    // an edge of such a collider may stay from the last step; it may not appear.
+    let non_finite: BTreeSet<Entity> = colliders
+        .iter()
+        .filter(|(_, aabb, ..)| {
+            let b = aabb.get();
+            !(b.min.is_finite() && b.max.is_finite())
+        })
+        .map(|(e, ..)| e)
+        .collect();
+    let kept = |key: &(Entity, Entity)| {
+        (non_finite.contains(&key.0) || non_finite.contains(&key.1))
+            && check.last_edges.contains(key)
+    };
     let step = check.steps;
-    if edges != expected && check.mismatches.len() < 20 {
-        let missing: Vec<_> = expected.difference(&edges).take(5).collect();
-        let extra: Vec<_> = edges.difference(&expected).take(5).collect();
+    let extra: Vec<_> = edges
+        .difference(&expected)
+        .filter(|key| !kept(key))
+        .copied()
+        .collect();
+    let missing: Vec<_> = expected.difference(&edges).copied().collect();
+    if !(extra.is_empty() && missing.is_empty()) && check.mismatches.len() < 20 {
+        let missing: Vec<_> = missing.iter().take(5).collect();
+        let extra: Vec<_> = extra.iter().take(5).collect();
         check.mismatches.push(format!(
             "step {step}: {} expected, {} edges; missing {missing:?}, extra {extra:?}",
             expected.len(),
