@@ -141,6 +141,76 @@ fn dynamic_tree_structure_checked_each_step() {
     }
 }
 
+/// Steps in which a share of the proxies from none to all jump (most leave their leaves, so
+/// the dynamic tree is rebuilt at once) or drift (a few leave, re-inserted one by one), among
+/// insertions, removals and kind changes: the tree is valid and the pairs equal brute force's
+/// after every step, and both ways of updating the tree ran.
+#[test]
+fn dynamic_tree_rebuilt_at_once_or_leaf_by_leaf_matches_the_model() {
+    let mut bp = tree_with_margin(0.1).unwrap();
+    let mut model = BruteForce::new();
+    let mut rng = SplitMix64::new(31);
+    let mut ids = Vec::new();
+    let (mut events, mut model_events) = (PairEvents::new(), PairEvents::new());
+    let mut rebuilt = 0;
+    for step in 0..240 {
+        let inserts = if step == 0 { 300 } else { rng.below(4) };
+        for _ in 0..inserts {
+            let b = random_box(&mut rng, 30.0);
+            let kind = if rng.chance(0.15) {
+                ProxyKind::Static
+            } else {
+                ProxyKind::Dynamic
+            };
+            let id = bp.insert(b, kind, CollisionFilter::ALL).unwrap();
+            assert_eq!(model.insert(b, kind, CollisionFilter::ALL).unwrap(), id);
+            ids.push(id);
+        }
+        if rng.chance(0.5) {
+            let id = ids.swap_remove(rng.below(ids.len()));
+            bp.remove(id).unwrap();
+            model.remove(id).unwrap();
+        }
+        if rng.chance(0.2) {
+            let id = ids[rng.below(ids.len())];
+            let kind = if rng.chance(0.5) {
+                ProxyKind::Static
+            } else {
+                ProxyKind::Dynamic
+            };
+            bp.set_kind(id, kind).unwrap();
+            model.set_kind(id, kind).unwrap();
+        }
+        let share = [0.0, 0.02, 0.1, 0.3, 1.0][step % 5];
+        let jump = step % 2 == 0;
+        for &id in &ids {
+            if rng.chance(share) {
+                let b = if jump {
+                    random_box(&mut rng, 30.0)
+                } else {
+                    let old = bp.aabb(id).unwrap();
+                    let d = Vec3::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3), 0.0);
+                    Aabb::new(old.min() + d, old.max() + d).unwrap()
+                };
+                bp.set_aabb(id, b).unwrap();
+                model.set_aabb(id, b).unwrap();
+            }
+        }
+        bp.update(&mut events);
+        model.update(&mut model_events);
+        bp.validate().unwrap_or_else(|e| panic!("step {step}: {e}"));
+        let sorted = |bp: &dyn BroadPhase| {
+            let mut pairs = Vec::new();
+            bp.pairs(&mut pairs);
+            pairs.sort_unstable();
+            pairs
+        };
+        assert_eq!(sorted(&bp), sorted(&model), "step {step}");
+        rebuilt += bp.last_step().rebuilt as usize;
+    }
+    assert!((20..200).contains(&rebuilt), "{rebuilt} rebuilds");
+}
+
 #[test]
 fn bvh_validates_after_every_update_for_every_build() {
     for build in BvhBuild::ALL {

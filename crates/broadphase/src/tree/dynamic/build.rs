@@ -4,17 +4,20 @@
 //! rotations, and gets a balanced tree.
 
 use super::{leaf_ref, DynamicTree, Leaf, TreeLeaves, LEAF_BIT, LEAF_ROOT, MAX_NODES, NULL};
+use crate::util::morton_code;
+use crate::util::radix_sort::radix_sort_keys;
 use crate::{Aabb, Error, Result};
 
 /// A leaf id and its enlarged box.
 type Item = (u32, Aabb);
 
 impl DynamicTree {
-    /// Builds the tree over `items` (leaf id, enlarged box) at once: top-down, each range of
-    /// leaves split at the median of their centres along the longest axis of the centres'
-    /// bounds. The tree must be empty. Reorders `items`; deterministic for a given input.
+    /// Builds the tree over `items` (leaf id, enlarged box) at once: the leaves are ordered
+    /// along a Morton curve through their centres and the order split in the middle, top
+    /// down, so the tree is balanced and its subtrees compact in space. The tree must be
+    /// empty. Deterministic for a given input.
     ///
-    /// O(n log n) time, O(log n) extra space (a growable work stack). Fails with
+    /// O(n log n) time (the sort), O(n) extra space kept by the tree for the next build. Fails with
     /// `InvalidOption` when the tree is not empty, a leaf is already in a tree or listed
     /// twice, and `CapacityExhausted` for leaf ids of 2^31 or more or more leaves than the
     /// tree can hold; the tree and the leaves are unchanged on error.
@@ -70,14 +73,21 @@ impl DynamicTree {
             self.root = leaf_ref(items[0].0);
             return Ok(());
         }
+        // The leaves in spatial order: by the Morton code of their centres (ties by listing
+        // order), so that every range of the order is compact in space and splitting ranges
+        // in the middle gives a balanced tree of compact subtrees.
+        let mut order = std::mem::take(&mut self.build_keys);
+        spatial_order(items, &mut order, &mut self.build_scratch);
+        let leaf_at = |position: usize| items[order[position] as u32 as usize].0;
         // Internal nodes in creation order (parents before children), refitted in reverse.
-        let mut created = Vec::with_capacity(items.len() - 1);
+        let mut created = std::mem::take(&mut self.build_order);
+        created.clear();
         // Ranges still to split: (start, end, parent node, child side).
         let mut work = crate::tree::TraversalStack::<(usize, usize, u32, usize)>::new();
         work.push((0, items.len(), NULL, 0));
         while let Some((start, end, parent, side)) = work.pop() {
             let child = if end - start == 1 {
-                let leaf = items[start].0;
+                let leaf = leaf_at(start);
                 leaves.leaves[leaf as usize].parent =
                     if parent == NULL { LEAF_ROOT } else { parent };
                 leaf_ref(leaf)
@@ -86,7 +96,7 @@ impl DynamicTree {
                 let node = self.allocate_node()?;
                 self.nodes[node as usize].set_parent(parent);
                 created.push(node);
-                let middle = split(&mut items[start..end]) + start;
+                let middle = start + (end - start) / 2;
                 work.push((start, middle, node, 0));
                 work.push((middle, end, node, 1));
                 node
@@ -97,36 +107,74 @@ impl DynamicTree {
                 self.nodes[parent as usize].children[side] = child;
             }
         }
+        self.build_keys = order;
         for &node in created.iter().rev() {
             self.refit_node(leaves, node);
         }
+        self.build_order = created;
         Ok(())
+    }
+
+    /// Rebuilds the tree at once over `items` (leaf id, new enlarged box), which must list
+    /// exactly the leaves the tree holds: when most leaves left their boxes in one step, one
+    /// bulk build costs less than as many removals and surface-area insertions with their
+    /// rotations (the partial rebuild of Box2D v3's dynamic tree, taken to the whole tree).
+    /// Keeps the node array's allocation.
+    pub(crate) fn rebuild_held(&mut self, leaves: &mut TreeLeaves, items: &mut [Item]) {
+        debug_assert_eq!(items.len(), self.leaf_count);
+        for &(leaf, _) in items.iter() {
+            leaves.leaves[leaf as usize].parent = super::NOT_IN_TREE;
+        }
+        let revision = self.revision;
+        self.nodes.clear();
+        self.root = NULL;
+        self.free_list = NULL;
+        self.leaf_count = 0;
+        self.free_count = 0;
+        self.revision = revision;
+        // The items are the tree's own leaves, now detached, each once, with ids below
+        // 2^31 (they were inserted) and at most as many as the tree held: cannot fail.
+        let built = self.build(leaves, items);
+        debug_assert!(built.is_ok(), "{built:?}");
+    }
+
+    /// Appends the ids of the leaves the tree holds to `out`, in node order.
+    pub(crate) fn held_leaves(&self, out: &mut Vec<u32>) {
+        if self.root != NULL && super::is_leaf(self.root) {
+            out.push(super::leaf_id(self.root));
+            return;
+        }
+        for node in &self.nodes {
+            if node.children[1] == super::FREE {
+                continue;
+            }
+            for child in node.children {
+                if super::is_leaf(child) {
+                    out.push(super::leaf_id(child));
+                }
+            }
+        }
     }
 }
 
-/// Orders `items` so that the first half (rounded down) has the smaller centres along the
-/// longest axis of the centres' bounds, and returns the half's length (at least 1).
-fn split(items: &mut [Item]) -> usize {
+/// Fills `order` with `morton code << 32 | index` of every item, sorted: the Morton code of
+/// the item's centre quantised to 10 bits per axis within the centres' bounds.
+fn spatial_order(items: &[Item], order: &mut Vec<u64>, scratch: &mut Vec<u64>) {
+    order.clear();
     let (mut low, mut high) = (items[0].1.center(), items[0].1.center());
-    for (_, aabb) in items.iter() {
+    for (_, aabb) in items {
         let c = aabb.center();
         low = low.min(c);
         high = high.max(c);
     }
-    let extent = high - low;
-    let axis = if extent.x >= extent.y && extent.x >= extent.z {
-        0
-    } else if extent.y >= extent.z {
-        1
-    } else {
-        2
-    };
-    let middle = items.len() / 2;
-    // A total order (ties broken by leaf id), so the split never depends on float quirks.
-    items.select_nth_unstable_by(middle, |a, b| {
-        a.1.center()[axis]
-            .total_cmp(&b.1.center()[axis])
-            .then(a.0.cmp(&b.0))
-    });
-    middle
+    let extent = (high - low).as_dvec3();
+    let scale = extent.map(|e| if e > 0.0 { 1023.0 / e } else { 0.0 });
+    for (k, (_, aabb)) in items.iter().enumerate() {
+        let q = ((aabb.center() - low).as_dvec3() * scale)
+            .clamp(glam::DVec3::ZERO, glam::DVec3::splat(1023.0))
+            .as_uvec3();
+        order.push(morton_code(q) << 32 | k as u64);
+    }
+    // Stable on the codes, and the indices ascend: the order of the whole keys.
+    radix_sort_keys(order, scratch);
 }

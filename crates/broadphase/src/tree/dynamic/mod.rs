@@ -168,6 +168,13 @@ impl TreeLeaves {
         self.leaves.len() * std::mem::size_of::<Leaf>()
     }
 
+    /// Sets the enlarged box of held leaf `id` without touching its tree, whose node boxes
+    /// are stale until the tree is rebuilt ([`DynamicTree::rebuild_held`]).
+    #[inline]
+    pub(crate) fn set_fat(&mut self, id: u32, fat: Aabb) {
+        self.leaves[id as usize].fat = fat;
+    }
+
     fn ensure(&mut self, id: u32) {
         let needed = id as usize + 1;
         if self.leaves.len() < needed {
@@ -233,6 +240,11 @@ pub struct DynamicTree {
     free_count: usize,
     /// Incremented by every insertion and removal.
     revision: u64,
+    /// Scratch of the bulk build: internal nodes in creation order, and the leaves' spatial
+    /// order.
+    build_order: Vec<u32>,
+    build_keys: Vec<u64>,
+    build_scratch: Vec<u64>,
 }
 
 impl Default for DynamicTree {
@@ -251,6 +263,9 @@ impl DynamicTree {
             leaf_count: 0,
             free_count: 0,
             revision: 0,
+            build_order: Vec::new(),
+            build_keys: Vec::new(),
+            build_scratch: Vec::new(),
         }
     }
 
@@ -327,6 +342,8 @@ impl DynamicTree {
     /// Bytes held by the node array (capacity).
     pub fn memory_bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.build_order.capacity() * 4
+            + (self.build_keys.capacity() + self.build_scratch.capacity()) * 8
     }
 
     /// Bytes of the node array in use (length, free nodes included).

@@ -30,18 +30,26 @@ impl DynamicTree {
         if self.root == NULL {
             return ControlFlow::Continue(());
         }
+        if !self.child_aabb(leaves, self.root).overlaps(aabb) {
+            return ControlFlow::Continue(());
+        }
+        if is_leaf(self.root) {
+            return visitor(leaf_id(self.root));
+        }
+        // Only internal nodes whose boxes overlap are pushed: children are tested before the
+        // push, and overlapping leaves visited at once, which spares most stack traffic.
         stack.clear();
         stack.push(self.root);
-        while let Some(child) = stack.pop() {
-            if !self.child_aabb(leaves, child).overlaps(aabb) {
-                continue;
-            }
-            if is_leaf(child) {
-                visitor(leaf_id(child))?;
-            } else {
-                let [a, b] = self.nodes[child as usize].children;
-                stack.push(b);
-                stack.push(a);
+        while let Some(node) = stack.pop() {
+            let [a, b] = self.nodes[node as usize].children;
+            for child in [b, a] {
+                if self.child_aabb(leaves, child).overlaps(aabb) {
+                    if is_leaf(child) {
+                        visitor(leaf_id(child))?;
+                    } else {
+                        stack.push(child);
+                    }
+                }
             }
         }
         ControlFlow::Continue(())

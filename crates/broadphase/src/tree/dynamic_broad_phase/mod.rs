@@ -66,9 +66,14 @@ const PREDICTED_STEPS: f32 = 2.0;
 /// An update costs O(e log n + c) for the e enlarged proxies and their c candidates (tree
 /// re-insertions and queries), plus one scan of the candidate array (two flag lookups per
 /// candidate, and a box test where an endpoint moved) when anything moved or was removed.
+/// When more than an eighth of the dynamic tree's leaves (of at least 64) left their boxes,
+/// the dynamic tree is rebuilt at once instead of re-inserting them one by one: O(n) plus a
+/// radix sort, where a re-insertion's surface-area descent and rotations cost several times
+/// a leaf's share of the build (Box2D v3's partial rebuild, [`StepCounts::rebuilt`]).
 /// Insert, move and remove are O(1) until the update. A box query or ray cast costs
 /// O(log n + k) for k hits when the leaves are well spread. Memory: at most 64 bytes of tree
-/// per proxy, plus the candidate and exact pairs.
+/// per proxy, up to 60 more of scratch for an update that rebuilds the tree, plus the
+/// candidate and exact pairs.
 ///
 /// Worst case: O(n²) per update, when every proxy leaves its leaf box every step and the
 /// leaf boxes overlap heavily (every re-insertion's query then visits O(n) leaves), and
@@ -110,6 +115,11 @@ pub struct DynamicTreeBroadPhase {
     flags: Vec<u8>,
     /// Scratch: sort keys of the enlarged proxies.
     sort_keys: Vec<u64>,
+    /// Scratch of an update: the new leaf box of each moved proxy (parallel to `moved`), and
+    /// the leaves of a tree rebuilt at once with their boxes.
+    new_fat: Vec<Option<Aabb>>,
+    held: Vec<u32>,
+    rebuild_items: Vec<(u32, Aabb)>,
     last_step: StepCounts,
     stack: TraversalStack,
 }
@@ -123,7 +133,18 @@ pub struct StepCounts {
     pub enlarged: usize,
     /// Candidate pairs (leaf boxes overlap) after the update.
     pub candidates: usize,
+    /// True when so many leaves of the dynamic tree left their boxes that the tree was
+    /// rebuilt at once rather than leaf by leaf.
+    pub rebuilt: bool,
 }
+
+/// Below this many leaves the dynamic tree is never rebuilt at once: re-inserting a few
+/// leaves is cheap, and the first steps of a small scene keep their insertion-built tree.
+const REBUILD_MIN_LEAVES: usize = 64;
+
+/// The dynamic tree is rebuilt at once when more than one in this many of its leaves must
+/// move: a re-insertion costs several times a leaf's share of a bulk build.
+const REBUILD_SHARE: usize = 8;
 
 const MOVED: u8 = 1;
 const ENLARGED: u8 = 2;
@@ -166,6 +187,9 @@ impl DynamicTreeBroadPhase {
             enlarged: Vec::new(),
             flags: Vec::new(),
             sort_keys: Vec::new(),
+            new_fat: Vec::new(),
+            held: Vec::new(),
+            rebuild_items: Vec::new(),
             last_step: StepCounts::default(),
             stack: TraversalStack::new(),
         }
@@ -297,6 +321,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
         // Tree capacity is checked at insert (at most MAX_NODES slots), so this cannot fail.
         let refitted = self.refit_moved_leaves();
         debug_assert!(refitted.is_ok(), "{refitted:?}");
+        let rebuilt = matches!(refitted, Ok(true));
         if !self.moved.is_empty() || !self.store.proxies.removed_slots().is_empty() {
             for k in 0..self.store.proxies.removed_slots().len() {
                 let slot = self.store.proxies.removed_slots()[k] as usize;
@@ -316,6 +341,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
             moved: self.moved.len(),
             enlarged: self.enlarged.len(),
             candidates: self.candidates.len(),
+            rebuilt,
         };
         for &slot in self.moved.iter().chain(&self.enlarged) {
             self.flags[slot as usize] = 0;
@@ -351,6 +377,9 @@ impl BroadPhase for DynamicTreeBroadPhase {
             + self.moved_from.capacity() * 12
             + self.flags.capacity()
             + self.stack.memory_bytes()
+            + self.new_fat.capacity() * std::mem::size_of::<Option<Aabb>>()
+            + self.held.capacity() * 4
+            + self.rebuild_items.capacity() * std::mem::size_of::<(u32, Aabb)>()
     }
 
     fn query_aabb_with(

@@ -6,7 +6,10 @@
 
 use std::ops::ControlFlow;
 
-use super::{DynamicTreeBroadPhase, ENLARGED, PREDICTED_STEPS, SHRINK_FACTOR};
+use super::{
+    DynamicTreeBroadPhase, ENLARGED, PREDICTED_STEPS, REBUILD_MIN_LEAVES, REBUILD_SHARE,
+    SHRINK_FACTOR,
+};
 use crate::backend::pair_key;
 use crate::util::morton_code;
 use crate::{Aabb, ProxyKind, Result, Vec3};
@@ -47,20 +50,48 @@ impl DynamicTreeBroadPhase {
     }
 
     /// Re-inserts moved proxies whose boxes left their leaves (or whose leaves are far too
-    /// big), and inserts new ones.
-    pub(super) fn refit_moved_leaves(&mut self) -> Result<()> {
+    /// big), and inserts new ones. When more than half the dynamic tree's leaves must move,
+    /// they are given their new boxes in place and the tree is rebuilt at once instead;
+    /// returns whether it was.
+    pub(super) fn refit_moved_leaves(&mut self) -> Result<bool> {
         // New leaves of a tree that is empty are built at once (a first step, a bulk load).
         // Not a steady-state path: the lists allocate only then.
         let bulk_dynamic = self.dynamic_tree.is_empty();
         let bulk_static = self.static_tree.is_empty();
         let mut bulk: [Vec<(u32, Aabb)>; 2] = [Vec::new(), Vec::new()];
+        // The new leaf box of every moved proxy that needs one, and how many of those are
+        // leaves of the dynamic tree.
+        let mut new_fat = std::mem::take(&mut self.new_fat);
+        new_fat.clear();
+        let mut leaving_dynamic = 0;
         for k in 0..self.moved.len() {
-            let slot = self.moved[k];
-            if !self.store.proxies.is_live(slot as usize) {
+            let slot = self.moved[k] as usize;
+            if !self.store.proxies.is_live(slot) {
+                new_fat.push(None);
                 continue;
             }
-            let aabb = *self.store.proxies.aabb(slot as usize);
+            let aabb = *self.store.proxies.aabb(slot);
             let (fat, largest) = self.leaf_boxes(&aabb, aabb.center() - self.moved_from[k]);
+            match self.leaves.fat_aabb(slot as u32) {
+                Some(old) if old.contains(&aabb) && largest.contains(old) => new_fat.push(None),
+                old => {
+                    // A held leaf of a dynamic proxy is in the dynamic tree (a kind change
+                    // takes the leaf out of its old tree at once).
+                    if old.is_some() && self.store.proxies.kind(slot) == ProxyKind::Dynamic {
+                        leaving_dynamic += 1;
+                    }
+                    new_fat.push(Some(fat));
+                }
+            }
+        }
+        let rebuild_dynamic = !bulk_dynamic
+            && self.dynamic_tree.len() >= REBUILD_MIN_LEAVES
+            && leaving_dynamic * REBUILD_SHARE > self.dynamic_tree.len();
+        for (k, fat) in new_fat.iter().enumerate() {
+            let slot = self.moved[k];
+            let Some(fat) = *fat else {
+                continue;
+            };
             // Only while a tree is empty (steady state skips the lookup).
             if (bulk_dynamic || bulk_static) && self.leaves.fat_aabb(slot).is_none() {
                 let tree = match self.store.proxies.kind(slot as usize) {
@@ -78,9 +109,13 @@ impl DynamicTreeBroadPhase {
             let mut leaves = std::mem::take(&mut self.leaves);
             let result = match leaves.fat_aabb(slot) {
                 None => self.tree_of(slot as usize).insert(&mut leaves, slot, fat),
-                Some(old) if old.contains(&aabb) && largest.contains(old) => {
-                    self.leaves = leaves;
-                    continue;
+                Some(_)
+                    if rebuild_dynamic
+                        && self.store.proxies.kind(slot as usize) == ProxyKind::Dynamic =>
+                {
+                    // The tree is rebuilt below, over the leaves' new boxes.
+                    leaves.set_fat(slot, fat);
+                    Ok(())
                 }
                 Some(_) => self
                     .tree_of(slot as usize)
@@ -91,6 +126,22 @@ impl DynamicTreeBroadPhase {
             self.flags[slot as usize] |= ENLARGED;
             self.enlarged.push(slot);
         }
+        self.new_fat = new_fat;
+        if rebuild_dynamic {
+            let mut held = std::mem::take(&mut self.held);
+            held.clear();
+            self.dynamic_tree.held_leaves(&mut held);
+            let mut items = std::mem::take(&mut self.rebuild_items);
+            items.clear();
+            // Every held leaf has a box.
+            items.extend(
+                held.iter()
+                    .filter_map(|&leaf| Some((leaf, *self.leaves.fat_aabb(leaf)?))),
+            );
+            self.dynamic_tree.rebuild_held(&mut self.leaves, &mut items);
+            self.rebuild_items = items;
+            self.held = held;
+        }
         let [dynamic_items, static_items] = &mut bulk;
         for (tree, items) in [
             (&mut self.dynamic_tree, dynamic_items),
@@ -100,7 +151,7 @@ impl DynamicTreeBroadPhase {
                 tree.build(&mut self.leaves, items)?;
             }
         }
-        Ok(())
+        Ok(rebuild_dynamic)
     }
 
     /// One pass over the candidates: drops those of removed proxies and those whose leaf
