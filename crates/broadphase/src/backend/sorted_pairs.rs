@@ -7,6 +7,8 @@
 //! every pair would cost p random accesses into a table that outgrows the caches at a few
 //! tens of thousands of pairs.
 
+use crate::util::radix_sort::scatter_pass;
+
 /// Below this many keys a comparison sort beats the radix passes' fixed costs.
 const SMALL: usize = 1024;
 
@@ -164,27 +166,14 @@ fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u32>,
     let mut in_scratch = false;
     for pass in 0..passes as usize {
         let count = &mut counts[pass * buckets..(pass + 1) * buckets];
-        if count.iter().any(|&c| c as usize == keys.len()) {
-            continue; // every key has the same digit: the pass would not move anything
-        }
-        let mut offset = 0u32;
-        for c in count.iter_mut() {
-            let n = *c;
-            *c = offset;
-            offset += n;
-        }
         let (from, to) = if in_scratch {
             (&*scratch, &mut *keys)
         } else {
             (&*keys, &mut *scratch)
         };
-        let shift = pass as u32 * width;
-        for &key in from.iter() {
-            let digit = ((key >> shift) & mask) as usize;
-            to[count[digit] as usize] = key;
-            count[digit] += 1;
+        if scatter_pass(count, from, to, pass as u32 * width, mask) {
+            in_scratch = !in_scratch;
         }
-        in_scratch = !in_scratch;
     }
     if in_scratch {
         std::mem::swap(keys, scratch);

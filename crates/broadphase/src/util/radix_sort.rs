@@ -13,8 +13,9 @@ pub fn sortable_key(value: f32) -> u32 {
     }
 }
 
-/// Sorts `items` by their upper 32 bits (a key from [`sortable_key`]), stably, with three
-/// passes of 11-bit digits; passes whose digit is the same for every item are skipped.
+/// Sorts `items` by their upper 32 bits (a key from [`sortable_key`]), stably, with passes
+/// of 8-bit digits below 8,192 items and of 11-bit digits above; passes whose digit is the
+/// same for every item are skipped.
 /// The lower 32 bits carry a payload, typically an index. `scratch` is reused across calls.
 ///
 /// ```
@@ -36,7 +37,14 @@ pub fn radix_sort_keys(items: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     // Not cleared: each pass writes every item before the next reads it, so zeroing would be
     // a wasted pass.
     scratch.resize(items.len(), 0);
-    if radix_passes::<11, 2048, 3>(items, scratch) {
+    // Short lists take four passes of 8-bit digits: the wider digits' counters (6,144 to
+    // clear, sum and scan per call) would cost more than the fourth pass.
+    let in_scratch = if items.len() < SHORT {
+        radix_passes::<8, 256, 4>(items, scratch)
+    } else {
+        radix_passes::<11, 2048, 3>(items, scratch)
+    };
+    if in_scratch {
         std::mem::swap(items, scratch);
     }
 }
@@ -97,25 +105,42 @@ fn radix_passes<const BITS: u32, const BUCKETS: usize, const PASSES: usize>(
     let (mut from, mut to) = (items, scratch);
     let mut in_scratch = false;
     for (pass, count) in counts.iter_mut().enumerate() {
-        if count.iter().any(|&c| c as usize == from.len()) {
-            continue; // every item has the same digit: the pass would not move anything
-        }
-        let mut offset = 0u32;
-        for c in count.iter_mut() {
-            let n = *c;
-            *c = offset;
-            offset += n;
-        }
         let shift = 32 + pass as u32 * BITS;
-        for &item in from.iter() {
-            let digit = ((item >> shift) as usize) & (BUCKETS - 1);
-            to[count[digit] as usize] = item;
-            count[digit] += 1;
+        if scatter_pass(count, from, to, shift, BUCKETS as u64 - 1) {
+            (from, to) = (to, from);
+            in_scratch = !in_scratch;
         }
-        (from, to) = (to, from);
-        in_scratch = !in_scratch;
     }
     in_scratch
+}
+
+/// One pass of a least-significant-digit radix sort: `count` holds how many items of `from`
+/// have each digit (`(item >> shift) & mask`); the items are written to `to` in digit order,
+/// stably. Returns false, writing nothing, when every item has the same digit (the pass would
+/// not move anything). `count` is consumed.
+#[inline]
+pub(crate) fn scatter_pass(
+    count: &mut [u32],
+    from: &[u64],
+    to: &mut [u64],
+    shift: u32,
+    mask: u64,
+) -> bool {
+    if count.iter().any(|&c| c as usize == from.len()) {
+        return false;
+    }
+    let mut offset = 0u32;
+    for c in count.iter_mut() {
+        let n = *c;
+        *c = offset;
+        offset += n;
+    }
+    for &item in from {
+        let digit = ((item >> shift) & mask) as usize;
+        to[count[digit] as usize] = item;
+        count[digit] += 1;
+    }
+    true
 }
 
 #[cfg(test)]
