@@ -240,7 +240,7 @@ impl BroadPhase for RapierBroadPhase {
             match event {
                 BroadPhasePairEvent::AddPair(pair) => {
                     let (a, b) = (self.slot_of(pair.collider1), self.slot_of(pair.collider2));
-                    if self.candidates.insert(a, b, 0).is_err() {
+                    if self.candidates.insert(a, b).is_err() {
                         // More candidates than a pair set indexes: the update fails.
                         self.store.pairs_mut().refuse();
                     }

@@ -189,8 +189,8 @@ pub trait BroadPhase: Send + Sync {
 
     /// Sets the most pairs an update may find before it fails ([`BroadPhase::try_update`]);
     /// `None` (the default) leaves only the limit of the pair set's `u32` positions
-    /// ([`PairSet::MAX_LEN`]), which no limit exceeds. The pair set costs 20 to 24 bytes
-    /// per pair plus growth slack, and a step's events 16 bytes per begun or ended pair, so
+    /// ([`PairSet::MAX_LEN`]), which no limit exceeds. The pair set costs 16 to 20 bytes
+    /// per pair plus growth slack, and a step's events 32 bytes per begun or ended pair, so
     /// a limit bounds the memory an update can take whatever the boxes do.
     fn set_pair_limit(&mut self, limit: Option<usize>);
 

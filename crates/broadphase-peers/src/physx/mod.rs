@@ -389,7 +389,7 @@ impl BroadPhase for PhysxBroadPhase {
             self.candidates.remove(pair.mID0, pair.mID1);
         }
         for pair in results.created {
-            if self.candidates.insert(pair.mID0, pair.mID1, 0).is_err() {
+            if self.candidates.insert(pair.mID0, pair.mID1).is_err() {
                 // More candidates than a pair set indexes: the update fails.
                 self.store.pairs_mut().refuse();
             }

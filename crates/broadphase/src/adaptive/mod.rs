@@ -439,7 +439,7 @@ impl BroadPhase for Adaptive {
         }
         for pair in &inner_events.begun {
             // The active algorithm holds at most `PairSet::MAX_LEN` pairs, so neither can we.
-            let _ = self.pairs.insert_key(key(pair), 0);
+            let _ = self.pairs.insert_key(key(pair));
         }
         std::mem::swap(events, &mut inner_events);
         self.inner_events = inner_events;

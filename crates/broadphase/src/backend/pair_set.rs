@@ -5,8 +5,8 @@
 //! Removal moves the last pair into the hole, so the array never has gaps. The table doubles
 //! when pairs outnumber buckets, which keeps the average chain shorter than one.
 //!
-//! Memory per pair: 8 bytes of key, 4 of tag, 4 of chain link and 4 to 8 of bucket heads
-//! (the bucket count is the power of two at or above the pair count), so 20 to 24 bytes,
+//! Memory per pair: 8 bytes of key, 4 of chain link and 4 to 8 of bucket heads (the bucket
+//! count is the power of two at or above the pair count), so 16 to 20 bytes,
 //! plus the arrays' growth slack (up to twice that just after a doubling).
 
 use crate::{Error, Result};
@@ -27,8 +27,8 @@ pub fn key_indices(key: u64) -> (u32, u32) {
 }
 
 /// A set of unordered slot-index pairs (the pair manager of [Lecture04, pair management]: a hash
-/// table of keys pointing into a dense array, for O(1) add, remove and find and O(n) enumeration),
-/// with a `u32` tag per pair for the algorithms' own bookkeeping. A broad phase's reported
+/// table of keys pointing into a dense array, for O(1) add, remove and find and O(n) enumeration).
+/// A broad phase's reported
 /// pairs are written through a [`PairTracker`](crate::backend::PairTracker), which turns
 /// changes into events; a bare set serves as scratch (candidate pairs, say).
 ///
@@ -44,7 +44,6 @@ pub fn key_indices(key: u64) -> (u32, u32) {
 #[derive(Debug, Clone, Default)]
 pub struct PairSet {
     keys: Vec<u64>,
-    tags: Vec<u32>,
     /// Next entry in the same bucket's chain, parallel to `keys`.
     next: Vec<u32>,
     /// First entry of each bucket's chain; the length is a power of two (or zero).
@@ -113,10 +112,9 @@ impl PairSet {
         self.find_key(pair_key(a, b)).is_some()
     }
 
-    /// Inserts `key` with `tag` if absent. Returns its position and whether it was inserted
-    /// (an existing pair keeps its tag), or [`Error::PairLimit`] when the set holds
-    /// [`PairSet::MAX_LEN`] pairs already.
-    pub(crate) fn insert_key(&mut self, key: u64, tag: u32) -> Result<(usize, bool)> {
+    /// Inserts `key` if absent. Returns its position and whether it was inserted, or
+    /// [`Error::PairLimit`] when the set holds [`PairSet::MAX_LEN`] pairs already.
+    pub(crate) fn insert_key(&mut self, key: u64) -> Result<(usize, bool)> {
         if let Some(position) = self.find_key(key) {
             return Ok((position, false));
         }
@@ -131,18 +129,17 @@ impl PairSet {
         let position = self.keys.len();
         let bucket = self.bucket(key);
         self.keys.push(key);
-        self.tags.push(tag);
         self.next.push(self.heads[bucket]);
         self.heads[bucket] = position as u32;
         Ok((position, true))
     }
 
-    /// Inserts the pair `(a, b)` with `tag` if absent. Returns its position and whether it
-    /// was inserted (an existing pair keeps its tag), or [`Error::PairLimit`] when the set
-    /// holds [`PairSet::MAX_LEN`] pairs already.
+    /// Inserts the pair `(a, b)` if absent. Returns its position and whether it was
+    /// inserted, or [`Error::PairLimit`] when the set holds [`PairSet::MAX_LEN`] pairs
+    /// already.
     #[inline]
-    pub fn insert(&mut self, a: u32, b: u32, tag: u32) -> Result<(usize, bool)> {
-        self.insert_key(pair_key(a, b), tag)
+    pub fn insert(&mut self, a: u32, b: u32) -> Result<(usize, bool)> {
+        self.insert_key(pair_key(a, b))
     }
 
     /// Removes `key`; returns whether it was present.
@@ -180,11 +177,9 @@ impl PairSet {
                 self.next[entry as usize] = position as u32;
             }
             self.keys[position] = moved_key;
-            self.tags[position] = self.tags[last];
             self.next[position] = self.next[last];
         }
         self.keys.pop();
-        self.tags.pop();
         self.next.pop();
     }
 
@@ -213,7 +208,6 @@ impl PairSet {
         }
         let target = FLOOR.max(2 * len);
         self.keys.shrink_to(target);
-        self.tags.shrink_to(target);
         self.next.shrink_to(target);
         let buckets = target.next_power_of_two();
         if buckets < self.heads.len() {
@@ -252,16 +246,9 @@ impl PairSet {
         }
     }
 
-    /// The tag of the pair at `position`.
-    #[inline]
-    pub fn tag(&self, position: usize) -> u32 {
-        self.tags[position]
-    }
-
     /// Removes all pairs, keeping the allocation.
     pub(crate) fn clear(&mut self) {
         self.keys.clear();
-        self.tags.clear();
         self.next.clear();
         self.heads.fill(NONE);
     }
@@ -285,8 +272,7 @@ impl PairSet {
 
     /// Bytes held by the set's arrays.
     pub fn memory_bytes(&self) -> usize {
-        self.keys.capacity() * 8
-            + (self.tags.capacity() + self.next.capacity() + self.heads.capacity()) * 4
+        self.keys.capacity() * 8 + (self.next.capacity() + self.heads.capacity()) * 4
     }
 }
 
@@ -313,7 +299,7 @@ mod tests {
             if step % 3 == 0 {
                 assert_eq!(set.remove(a, b), model.remove(&key));
             } else {
-                assert_eq!(set.insert(a, b, step).unwrap().1, model.insert(key));
+                assert_eq!(set.insert(a, b).unwrap().1, model.insert(key));
             }
             if step % 10_000 == 0 {
                 assert_eq!(set.len(), model.len());
@@ -332,7 +318,7 @@ mod tests {
     fn shrinks_after_losing_most_pairs() {
         let mut set = PairSet::new();
         for i in 0..100_000u32 {
-            set.insert(i, i + 1, i).unwrap();
+            set.insert(i, i + 1).unwrap();
         }
         let peak = set.memory_bytes();
         set.retain(|a, _| a % 100 == 0);
@@ -345,22 +331,22 @@ mod tests {
         assert_eq!(set.len(), 1000);
         for i in (0..100_000u32).step_by(100) {
             let position = set.find_key(pair_key(i, i + 1)).unwrap();
-            assert_eq!(set.tag(position), i);
+            assert_eq!(set.keys()[position], pair_key(i, i + 1));
         }
         assert!(!set.contains(1, 2));
     }
 
     #[test]
-    fn grows_and_keeps_tags() {
+    fn grows_and_keeps_positions() {
         let mut set = PairSet::new();
         for i in 0..10_000u32 {
-            set.insert(i, i + 1, i).unwrap();
+            set.insert(i, i + 1).unwrap();
         }
         assert_eq!(set.len(), 10_000);
         assert!(set.heads.len() >= 10_000);
         for i in 0..10_000u32 {
             let position = set.find_key(pair_key(i + 1, i)).unwrap();
-            assert_eq!(set.tag(position), i);
+            assert_eq!(set.keys()[position], pair_key(i, i + 1));
         }
         set.clear();
         assert!(set.is_empty());

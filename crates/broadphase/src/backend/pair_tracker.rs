@@ -116,11 +116,11 @@ impl PairEvents {
 /// incremental algorithm must find all its pairs again, not only the changes.
 ///
 /// # Memory
-/// The set's 20 to 24 bytes per pair (see [`PairSet`]), plus 8 bytes per pair changed in a
+/// The set's 16 to 20 bytes per pair (see [`PairSet`]), plus 8 bytes per pair changed in a
 /// step (16 in the incremental style, which also remembers which keys changed), kept as
 /// capacity for the next step; the full-recompute style adds 24 bytes per pair (the marked
 /// pairs, the sorted pairs of the last step and the sort's scratch). The events a caller
-/// reads cost 16 bytes per begun or ended pair.
+/// reads cost 32 bytes per begun or ended pair.
 #[derive(Debug, Clone)]
 pub struct PairTracker {
     set: PairSet,
@@ -264,7 +264,7 @@ impl PairTracker {
             return;
         }
         // Below the limit, which is at most `PairSet::MAX_LEN`, the insert cannot fail.
-        if let Ok((_, true)) = self.set.insert_key(key, 0) {
+        if let Ok((_, true)) = self.set.insert_key(key) {
             self.full.invalidate();
             self.note(key, false);
         }
@@ -347,7 +347,7 @@ impl PairTracker {
                 self.set.remove_key(key);
             } else {
                 // At most `limit` pairs, itself at most `PairSet::MAX_LEN`: cannot fail.
-                let _ = self.set.insert_key(key, 0);
+                let _ = self.set.insert_key(key);
             }
             self.note_full(key, present_before);
         });

@@ -256,7 +256,7 @@ impl DynamicTreeBroadPhase {
                         if candidates.find_key(pair_key(slot, other)).is_none() {
                             pairs.refuse();
                         }
-                    } else if let Ok((_, true)) = candidates.insert(slot, other, 0) {
+                    } else if let Ok((_, true)) = candidates.insert(slot, other) {
                         if proxies.aabb(e).overlaps(proxies.aabb(o)) {
                             pairs.add(slot, other);
                         }
