@@ -206,7 +206,7 @@ fn dynamic_tree_bulk_build_validates_matches_brute_force_and_keeps_mutating() {
     let mut rng = SplitMix64::new(17);
     for n in [1usize, 2, 3, 7, 64, 1000] {
         // Sparse ids, in no particular order, with clusters of equal centres.
-        let mut items: Vec<(u32, Aabb)> = (0..n)
+        let items: Vec<(u32, Aabb)> = (0..n)
             .map(|i| {
                 let b = if i % 5 == 0 {
                     cube(Vec3::splat(3.0), 1.0)
@@ -222,7 +222,7 @@ fn dynamic_tree_bulk_build_validates_matches_brute_force_and_keeps_mutating() {
         }
         let mut tree = DynamicTree::new();
         let mut leaves = TreeLeaves::new();
-        tree.build(&mut leaves, &mut items).unwrap();
+        tree.build(&mut leaves, &items).unwrap();
         tree.validate(&leaves).unwrap();
         assert_eq!(tree.len(), n);
         // A median split: the height is the balanced one.
@@ -267,32 +267,32 @@ fn dynamic_tree_bulk_build_rejects_misuse_without_damage() {
         ids.iter().map(|&i| (i, boxes[i as usize % 10])).collect()
     };
     assert!(
-        full.build(&mut leaves, &mut items(&[1, 2])).is_err(),
+        full.build(&mut leaves, &items(&[1, 2])).is_err(),
         "tree not empty"
     );
     assert!(
-        empty.build(&mut leaves, &mut items(&[1, 0, 2])).is_err(),
+        empty.build(&mut leaves, &items(&[1, 0, 2])).is_err(),
         "leaf 0 is in a tree"
     );
     assert!(
-        empty.build(&mut leaves, &mut items(&[1, 2, 1])).is_err(),
+        empty.build(&mut leaves, &items(&[1, 2, 1])).is_err(),
         "leaf listed twice"
     );
     assert!(
         empty
-            .build(&mut leaves, &mut items(&[1, u32::MAX]))
+            .build(&mut leaves, &items(&[1, u32::MAX]))
             .is_err(),
         "id too large"
     );
     // Nothing changed: leaves 1 and 2 are in no tree and can be built or inserted.
     assert!(empty.is_empty() && !leaves.contains(1) && !leaves.contains(2));
     full.validate(&leaves).unwrap();
-    empty.build(&mut leaves, &mut items(&[1, 2, 3])).unwrap();
+    empty.build(&mut leaves, &items(&[1, 2, 3])).unwrap();
     empty.validate(&leaves).unwrap();
     assert_eq!((full.len(), empty.len()), (1, 3));
-    empty.build(&mut leaves, &mut []).unwrap_err();
+    empty.build(&mut leaves, &[]).unwrap_err();
     let mut other = DynamicTree::new();
-    other.build(&mut leaves, &mut []).unwrap();
+    other.build(&mut leaves, &[]).unwrap();
     assert!(other.is_empty());
 }
 

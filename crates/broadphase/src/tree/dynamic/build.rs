@@ -27,15 +27,15 @@ impl DynamicTree {
     /// use broadphase::Aabb;
     /// let mut leaves = TreeLeaves::new();
     /// let mut tree = DynamicTree::new();
-    /// let mut items: Vec<(u32, Aabb)> = (0..100u32)
+    /// let items: Vec<(u32, Aabb)> = (0..100u32)
     ///     .map(|i| (i, Aabb::from_arrays([i as f32, 0.0, 0.0], [i as f32 + 1.0, 1.0, 1.0]).unwrap()))
     ///     .collect();
-    /// tree.build(&mut leaves, &mut items)?;
+    /// tree.build(&mut leaves, &items)?;
     /// tree.validate(&leaves).unwrap();
     /// assert_eq!((tree.len(), tree.height()), (100, 7));
     /// # Ok::<(), broadphase::Error>(())
     /// ```
-    pub fn build(&mut self, leaves: &mut TreeLeaves, items: &mut [Item]) -> Result<()> {
+    pub fn build(&mut self, leaves: &mut TreeLeaves, items: &[Item]) -> Result<()> {
         if !self.is_empty() {
             return Err(Error::InvalidOption("bulk build needs an empty tree"));
         }
@@ -120,7 +120,7 @@ impl DynamicTree {
     /// bulk build costs less than as many removals and surface-area insertions with their
     /// rotations (the partial rebuild of Box2D v3's dynamic tree, taken to the whole tree).
     /// Keeps the node array's allocation.
-    pub(crate) fn rebuild_held(&mut self, leaves: &mut TreeLeaves, items: &mut [Item]) {
+    pub(crate) fn rebuild_held(&mut self, leaves: &mut TreeLeaves, items: &[Item]) {
         debug_assert_eq!(items.len(), self.leaf_count);
         for &(leaf, _) in items.iter() {
             leaves.leaves[leaf as usize].parent = super::NOT_IN_TREE;

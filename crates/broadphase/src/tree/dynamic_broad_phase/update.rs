@@ -138,11 +138,11 @@ impl DynamicTreeBroadPhase {
                 held.iter()
                     .filter_map(|&leaf| Some((leaf, *self.leaves.fat_aabb(leaf)?))),
             );
-            self.dynamic_tree.rebuild_held(&mut self.leaves, &mut items);
+            self.dynamic_tree.rebuild_held(&mut self.leaves, &items);
             self.rebuild_items = items;
             self.held = held;
         }
-        let [dynamic_items, static_items] = &mut bulk;
+        let [dynamic_items, static_items] = &bulk;
         for (tree, items) in [
             (&mut self.dynamic_tree, dynamic_items),
             (&mut self.static_tree, static_items),
