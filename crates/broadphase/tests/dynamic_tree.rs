@@ -279,9 +279,7 @@ fn dynamic_tree_bulk_build_rejects_misuse_without_damage() {
         "leaf listed twice"
     );
     assert!(
-        empty
-            .build(&mut leaves, &items(&[1, u32::MAX]))
-            .is_err(),
+        empty.build(&mut leaves, &items(&[1, u32::MAX])).is_err(),
         "id too large"
     );
     // Nothing changed: leaves 1 and 2 are in no tree and can be built or inserted.
