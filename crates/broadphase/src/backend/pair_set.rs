@@ -28,9 +28,9 @@ pub fn key_indices(key: u64) -> (u32, u32) {
 
 /// A set of unordered slot-index pairs (the pair manager of [Lecture04, pair management]: a hash
 /// table of keys pointing into a dense array, for O(1) add, remove and find and O(n) enumeration).
-/// A broad phase's reported
-/// pairs are written through a [`PairTracker`](crate::backend::PairTracker), which turns
-/// changes into events; a bare set serves as scratch (candidate pairs, say).
+/// A broad phase's reported pairs are written through a
+/// [`PairTracker`](crate::backend::PairTracker), which turns changes into events; a bare set
+/// serves as scratch (candidate pairs, say).
 ///
 /// ```
 /// use broadphase::backend::PairTracker;
