@@ -16,6 +16,7 @@ the same command again, and `--table-only` rewrites the table from the CSVs alon
     scripts/peers.py                                           # the whole grid
     scripts/peers.py --scenes default,static-90 --sizes 100000 # some cells
     scripts/peers.py --sizes 10000 --without octree,loose-octree,masking
+    scripts/peers.py --scenes settling-pile --sizes 100000 --steps 50
     scripts/peers.py --table-only
 """
 
@@ -77,7 +78,7 @@ def csv_path(scene, size):
     return os.path.join(DATA, f"{scene}-{size}.csv")
 
 
-def measure(binary, scene, size, rounds, algorithms):
+def measure(binary, scene, size, rounds, algorithms, steps=None):
     """Runs one cell; returns bench's exit code (1: two algorithms disagreed on pairs)."""
     command = [
         binary,
@@ -93,6 +94,8 @@ def measure(binary, scene, size, rounds, algorithms):
         "--format",
         "csv",
     ]
+    if steps is not None:
+        command += ["--steps", str(steps)]
     print(" ".join(command[1:]), file=sys.stderr, flush=True)
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode not in (0, 1) or not result.stdout.strip():
@@ -227,6 +230,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--without", help="comma-separated algorithms to leave out of the "
                         "cells measured now (their cells show `-`)")
+    parser.add_argument("--steps", type=int, help="measured steps per run (default: the "
+                        "scene's; fewer for cells whose narrow phase takes hours)")
     parser.add_argument("--force", action="store_true", help="measure cells already measured")
     parser.add_argument("--table-only", action="store_true", help="only rewrite the table")
     args = parser.parse_args()
@@ -244,8 +249,8 @@ def main():
         if a not in LIBRARY + PEERS:
             sys.exit(f"peers.py: unknown algorithm '{a}' in --without")
     algorithms = [a for a in LIBRARY + PEERS if a not in without]
-    if args.rounds < 1 or any(s < 1 for s in sizes):
-        sys.exit("peers.py: --rounds and --sizes must be at least 1")
+    if args.rounds < 1 or any(s < 1 for s in sizes) or (args.steps is not None and args.steps < 1):
+        sys.exit("peers.py: --rounds, --sizes and --steps must be at least 1")
     if not args.table_only:
         if not os.access(args.binary, os.X_OK):
             sys.exit(f"peers.py: no binary at {args.binary} (see the build command above)")
@@ -256,7 +261,7 @@ def main():
                 if own[scene] and size not in own[scene]:
                     continue
                 if args.force or not os.path.exists(csv_path(scene, size)):
-                    measure(args.binary, scene, size, args.rounds, algorithms)
+                    measure(args.binary, scene, size, args.rounds, algorithms, args.steps)
                     write_table(args.rounds)
     write_table(args.rounds)
 
