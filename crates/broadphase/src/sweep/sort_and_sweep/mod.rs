@@ -30,11 +30,12 @@ use resting::{rotate, RestingSet};
 /// sweep axis (within the kernel's y/z grid cells). When there is some coherence, the sort
 /// starts from the previous update's order and finishes it by insertion sort (O(n +
 /// inversions), falling back to the radix sort when the boxes moved far; see
-/// [`PruneOptions::coherent`]). When m ≤ n / 4 moved: O(n + m + k' + p) for k' candidates of
-/// the moved boxes along the sweep axis and p current pairs, where the O(n) and O(p) terms
-/// are sequential passes (a walk of the resting list, a merge, a pass over the pairs). Filters
-/// and the static-static exclusion are applied to the pairs found. Memory O(n) besides the
-/// pairs.
+/// [`PruneOptions::coherent`]). When m ≤ n / 4 moved: O(n + m log m + k' + c) for k'
+/// candidates of the moved boxes along the sweep axis (each swept with the union of its old
+/// and new box) and c pairs that began or ended, where the O(n) term is sequential passes (a
+/// walk of the resting cells the moved boxes touch, a merge); only the c changes touch the
+/// pair set. Filters and the static-static exclusion are applied to the pairs found. Memory
+/// O(n) besides the pairs.
 ///
 /// Worst case: O(n²) per update, when O(n²) pairs of boxes overlap on the sweep axis inside
 /// the same grid cells but not on the others, for instance long boxes along every axis
