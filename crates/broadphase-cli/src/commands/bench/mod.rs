@@ -52,8 +52,10 @@ pub struct BenchArgs {
     /// options, instead of the default list (`--algorithms` still adds others).
     #[arg(long)]
     config: Option<std::path::PathBuf>,
-    /// Stop measuring an algorithm after three steps in a row longer than this (milliseconds;
-    /// brute force on a large scene). Its row says where it stopped (stopped_at_step).
+    /// Stop measuring an algorithm after three steps in a row whose broad phase (sync and
+    /// update; not the narrow phase, the same for every algorithm) took longer than this
+    /// (milliseconds; brute force on a large scene). Its row says where it stopped
+    /// (stopped_at_step).
     #[arg(long, default_value_t = 500.0)]
     max_step_ms: f64,
     /// Run the algorithm list this many times in rotation and keep, per algorithm, its round
@@ -298,7 +300,7 @@ fn log_run(args: &BenchArgs, m: &Measurement) {
     let name = &m.algorithm;
     if let Some((step, ms)) = m.stopped {
         crate::console::note!(
-            "{name} {}: stopped at measured step {step}: it took {ms:.0} ms (--max-step-ms {})",
+            "{name} {}: stopped at measured step {step}: its broad phase took {ms:.0} ms (--max-step-ms {})",
             m.objects,
             args.max_step_ms
         );

@@ -140,7 +140,7 @@ pub const STOPPED_AT_STEP: Quantity = quantity(
     "stopped_at_step",
     Kind::Integer,
     "",
-    "the measured step (0-based) at which the run stopped, three steps in a row being slower than `--max-step-ms` (empty: it ran to the end)",
+    "the measured step (0-based) at which the run stopped, the broad phase (sync and update) of three steps in a row taking longer than `--max-step-ms` (empty: it ran to the end)",
 );
 /// Objects at the end of a phase.
 pub const OBJECTS_AT_END: Quantity = quantity(
