@@ -86,6 +86,38 @@ impl CellGrid {
             .then_some((y != y0) as u32 | ((z != z0) as u32) << 1)
     }
 
+    /// True when `other` cuts space like this grid to within a tenth of a cell: the same
+    /// cell counts, and cell boundaries that moved by less than a tenth of a cell at both
+    /// ends of each axis. Rebuilding for such a grid would only move boxes between cells.
+    pub(super) fn is_close_to(&self, other: &CellGrid) -> bool {
+        let close = |low: f32, inv: f32, other_low: f32, other_inv: f32, cells: u32| {
+            if inv == 0.0 || other_inv == 0.0 {
+                return inv == other_inv;
+            }
+            // The grid's low end and high end (low + cells / inv), in this grid's cells.
+            let high = low as f64 + cells as f64 / inv as f64;
+            let other_high = other_low as f64 + cells as f64 / other_inv as f64;
+            let tenth = 0.1 / inv as f64;
+            (low as f64 - other_low as f64).abs() < tenth && (high - other_high).abs() < tenth
+        };
+        self.cells_y == other.cells_y
+            && self.cells_z == other.cells_z
+            && close(
+                self.low_y,
+                self.inv_y,
+                other.low_y,
+                other.inv_y,
+                self.cells_y,
+            )
+            && close(
+                self.low_z,
+                self.inv_z,
+                other.low_z,
+                other.inv_z,
+                self.cells_z,
+            )
+    }
+
     #[inline]
     pub(super) fn count(&self) -> usize {
         (self.cells_y * self.cells_z) as usize
@@ -158,5 +190,41 @@ impl CellGrid {
             cells_y: cells[0],
             cells_z: cells[1],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Boxes of side 1 on a lattice over y and z from `low` to `low + span`.
+    fn lattice(low: f32, span: f32) -> Vec<Aabb> {
+        let steps = span as usize;
+        (0..steps * steps)
+            .map(|i| {
+                let (y, z) = (low + (i / steps) as f32, low + (i % steps) as f32);
+                Aabb::from_arrays([0.0, y, z], [1.0, y + 1.0, z + 1.0]).unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_grid_is_close_only_to_grids_that_cut_space_alike() {
+        let grid = CellGrid::choose(&lattice(0.0, 40.0));
+        assert!(grid.cells_y > 1 && grid.cells_z > 1);
+        assert!(grid.is_close_to(&grid));
+        // The same boxes, one of them a hundredth of a cell further out: close.
+        let mut nudged = lattice(0.0, 40.0);
+        let last = nudged.len() - 1;
+        nudged[last] = Aabb::from_arrays([0.0, 39.0, 39.0], [1.0, 40.03, 40.03]).unwrap();
+        assert!(grid.is_close_to(&CellGrid::choose(&nudged)));
+        // Shifted by half a cell, or over a span with other cell counts: not close.
+        let side = 1.0 / grid.inv_y;
+        assert!(!grid.is_close_to(&CellGrid::choose(&lattice(side / 2.0, 40.0))));
+        assert!(!grid.is_close_to(&CellGrid::choose(&lattice(0.0, 20.0))));
+        // A grid of one cell is close only to another of one cell.
+        let single = CellGrid::default();
+        assert!(single.is_close_to(&CellGrid::default()));
+        assert!(!single.is_close_to(&grid) && !grid.is_close_to(&single));
     }
 }

@@ -248,8 +248,13 @@ impl RestingSet {
         }
         if rebuild && !built_now {
             // After the merge every live box is in place with its current box, so the next
-            // update has the old boxes it needs.
-            self.build(store, None, axis);
+            // update has the old boxes it needs. The boxes are placed again only when the
+            // grid chosen for them now is not the one they are in.
+            self.gather(store, None, axis);
+            let grid = CellGrid::choose(&self.new_boxes);
+            if !grid.is_close_to(&self.grid) {
+                self.place_gathered(store, grid);
+            }
         }
     }
 
@@ -291,6 +296,14 @@ impl RestingSet {
     /// The resting boxes from scratch: every live box not in `exclude`, in a grid chosen for
     /// them.
     fn build(&mut self, store: &ProxyStore, exclude: Option<&MoveBuffer>, axis: usize) {
+        self.gather(store, exclude, axis);
+        let grid = CellGrid::choose(&self.new_boxes);
+        self.place_gathered(store, grid);
+    }
+
+    /// Collects every live box not in `exclude`, rotated for `axis`, with its slot and sort
+    /// key, for [`RestingSet::place_gathered`].
+    fn gather(&mut self, store: &ProxyStore, exclude: Option<&MoveBuffer>, axis: usize) {
         let proxies = store.proxies();
         self.axis = axis;
         self.keys.clear();
@@ -304,8 +317,12 @@ impl RestingSet {
                 self.new_slots.push(slot as u32);
             }
         }
-        self.grid = CellGrid::choose(&self.new_boxes);
-        let slot_count = proxies.slot_count();
+    }
+
+    /// Makes the gathered boxes the resting boxes, in `grid`.
+    fn place_gathered(&mut self, store: &ProxyStore, grid: CellGrid) {
+        self.grid = grid;
+        let slot_count = store.proxies().slot_count();
         self.placed.clear();
         self.placed.resize(slot_count, [0; 4]);
         self.resting.clear();
