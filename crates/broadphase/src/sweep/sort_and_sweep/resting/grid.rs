@@ -3,8 +3,12 @@
 
 use crate::Aabb;
 
-/// Target cell side, in mean box extents (as the one-shot kernel's grid).
-const CELL_EXTENTS: f64 = 3.0;
+/// Target cell side, in mean box extents; coarser than the one-shot kernel's grid. An update
+/// walks and rewrites every cell a moved box touches, so each such cell costs a visit
+/// whatever it holds: with few moved boxes per cell, larger cells mean fewer visits, while
+/// the candidates of a moved box (the boxes of its cells that overlap it along x) grow with
+/// the side only in dense scenes.
+const CELL_EXTENTS: f64 = 5.0;
 /// At most one cell per this many boxes: a cell costs a few words and a visit when the grid
 /// is rebuilt.
 const MIN_BOXES_PER_CELL: usize = 8;
