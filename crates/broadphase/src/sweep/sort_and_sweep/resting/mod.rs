@@ -542,7 +542,12 @@ impl RestingSet {
     }
 }
 
-/// Sorts a cell's few new entries by minimum x, stably (equal minima keep sweep order).
+/// Sorts a cell's new boxes by minimum x, stably (equal minima keep sweep order). They come
+/// in the sweep order of the entries holding them, so the insertion sort costs O(k + the
+/// inversions), and an inversion costs nothing the sweep did not already pay: if entry e
+/// precedes entry f and f's new box starts before e's, then e.min <= f.min <= f's new box's
+/// min < e's new box's min <= e.max, so e and f overlap along x, a candidate pair that the
+/// cell's sweep of its moved entries visited.
 fn insertion_sort_by_min_x(entries: &mut [(Aabb, u32)]) {
     for i in 1..entries.len() {
         let mut j = i;
