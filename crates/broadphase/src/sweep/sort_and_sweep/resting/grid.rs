@@ -201,34 +201,33 @@ impl CellGrid {
 mod tests {
     use super::*;
 
-    /// Boxes of side 1 on a lattice over y and z from `low` to `low + span`.
-    fn lattice(low: f32, span: f32) -> Vec<Aabb> {
-        let steps = span as usize;
-        (0..steps * steps)
-            .map(|i| {
-                let (y, z) = (low + (i / steps) as f32, low + (i % steps) as f32);
-                Aabb::from_arrays([0.0, y, z], [1.0, y + 1.0, z + 1.0]).unwrap()
-            })
-            .collect()
-    }
-
     #[test]
     fn a_grid_is_close_only_to_grids_that_cut_space_alike() {
-        let grid = CellGrid::choose(&lattice(0.0, 40.0));
-        assert!(grid.cells_y > 1 && grid.cells_z > 1);
+        let grid = CellGrid::with_cells([0.0, 0.0], [40.0, 40.0], [8, 8]);
         assert!(grid.is_close_to(&grid));
-        // The same boxes, one of them a hundredth of a cell further out: close.
-        let mut nudged = lattice(0.0, 40.0);
-        let last = nudged.len() - 1;
-        nudged[last] = Aabb::from_arrays([0.0, 39.0, 39.0], [1.0, 40.03, 40.03]).unwrap();
-        assert!(grid.is_close_to(&CellGrid::choose(&nudged)));
-        // Shifted by half a cell, or over a span with other cell counts: not close.
-        let side = 1.0 / grid.inv_y;
-        assert!(!grid.is_close_to(&CellGrid::choose(&lattice(side / 2.0, 40.0))));
-        assert!(!grid.is_close_to(&CellGrid::choose(&lattice(0.0, 20.0))));
+        // The high ends a hundredth of a cell further out (cells of 5): close, both ways.
+        let nudged = CellGrid::with_cells([0.0, 0.0], [40.05, 40.05], [8, 8]);
+        assert!(grid.is_close_to(&nudged) && nudged.is_close_to(&grid));
+        // Shifted by half a cell, or a fifth of a cell wider on one axis, or with other cell
+        // counts: not close.
+        let shifted = CellGrid::with_cells([2.5, 0.0], [42.5, 40.0], [8, 8]);
+        assert!(!grid.is_close_to(&shifted));
+        let wider = CellGrid::with_cells([0.0, 0.0], [40.0, 41.0], [8, 8]);
+        assert!(!grid.is_close_to(&wider));
+        let coarser = CellGrid::with_cells([0.0, 0.0], [40.0, 40.0], [4, 8]);
+        assert!(!grid.is_close_to(&coarser));
         // A grid of one cell is close only to another of one cell.
         let single = CellGrid::default();
         assert!(single.is_close_to(&CellGrid::default()));
         assert!(!single.is_close_to(&grid) && !grid.is_close_to(&single));
+        // A grid chosen for boxes is close to the one chosen for the same boxes.
+        let boxes: Vec<Aabb> = (0..1600)
+            .map(|i| {
+                let (y, z) = ((i / 40) as f32, (i % 40) as f32);
+                Aabb::from_arrays([0.0, y, z], [1.0, y + 1.0, z + 1.0]).unwrap()
+            })
+            .collect();
+        let chosen = CellGrid::choose(&boxes);
+        assert!(chosen.cells_y > 1 && chosen.is_close_to(&CellGrid::choose(&boxes)));
     }
 }
