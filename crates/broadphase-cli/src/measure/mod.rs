@@ -265,7 +265,6 @@ const BYTES_PER_OBJECT: u128 = 4096;
 /// Bytes a measured run keeps per step: the samples of every column.
 const BYTES_PER_STEP: u128 = 96;
 
-/// Milliseconds from `a` to `b`.
 /// Counts the steps in a row whose broad phase took longer than the limit.
 #[derive(Debug, Default)]
 struct SlowSteps {
@@ -285,6 +284,7 @@ impl SlowSteps {
     }
 }
 
+/// Milliseconds from `a` to `b`.
 fn ms(a: Instant, b: Instant) -> f64 {
     (b - a).as_secs_f64() * 1e3
 }
