@@ -17,6 +17,8 @@ the same command again, and `--table-only` rewrites the table from the CSVs alon
     scripts/peers.py --scenes default,static-90 --sizes 100000 # some cells
     scripts/peers.py --sizes 10000 --without octree,loose-octree,masking
     scripts/peers.py --scenes settling-pile --sizes 100000 --steps 50
+    scripts/peers.py --scenes default --sizes 1000000 --steps 5 --warmup 3 --max-step-ms 10000 \
+        --without octree,loose-octree,masking,hgrid,grid,rapier,physx-sap
     scripts/peers.py --table-only
 """
 
@@ -39,6 +41,8 @@ SCENES = [
     ("small-game", "small game: 100 objects in a room", [100]),
 ]
 SIZES = [100, 1000, 10000, 100000]
+# Measured only when asked for (`--sizes 1000000`), shown where measured.
+EXTRA_SIZES = [1000000]
 LIBRARY = [
     "sort-and-sweep",
     "sap",
@@ -78,7 +82,7 @@ def csv_path(scene, size):
     return os.path.join(DATA, f"{scene}-{size}.csv")
 
 
-def measure(binary, scene, size, rounds, algorithms, steps=None):
+def measure(binary, scene, size, rounds, algorithms, steps=None, warmup=None, max_step_ms=None):
     """Runs one cell; returns bench's exit code (1: two algorithms disagreed on pairs)."""
     command = [
         binary,
@@ -96,6 +100,10 @@ def measure(binary, scene, size, rounds, algorithms, steps=None):
     ]
     if steps is not None:
         command += ["--steps", str(steps)]
+    if warmup is not None:
+        command += ["--warmup", str(warmup)]
+    if max_step_ms is not None:
+        command += ["--max-step-ms", str(max_step_ms)]
     print(" ".join(command[1:]), file=sys.stderr, flush=True)
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode not in (0, 1) or not result.stdout.strip():
@@ -142,6 +150,10 @@ def write_table(rounds):
                 missing.append((scene, size))
             else:
                 cells[(scene, size)] = times
+        for size in EXTRA_SIZES:
+            times = read_cell(scene, size)
+            if times is not None:
+                cells[(scene, size)] = times
     out = []
     out.append("# Every algorithm against the best peer")
     out.append("")
@@ -166,7 +178,7 @@ def write_table(rounds):
     summary = ["| scene | objects | best peer | its ms | best of the library | ratio |",
                "|---|---:|---|---:|---|---:|"]
     for scene, title, sizes in SCENES:
-        sizes = sizes or SIZES
+        sizes = (sizes or SIZES) + EXTRA_SIZES
         measured = [s for s in sizes if (scene, s) in cells]
         out.append(f"## `{scene}`: {title}")
         out.append("")
@@ -232,6 +244,9 @@ def main():
                         "cells measured now (their cells show `-`)")
     parser.add_argument("--steps", type=int, help="measured steps per run (default: the "
                         "scene's; fewer for cells whose narrow phase takes hours)")
+    parser.add_argument("--warmup", type=int, help="warm-up steps per run (default: the scene's)")
+    parser.add_argument("--max-step-ms", type=float, help="bench's --max-step-ms (default: "
+                        "bench's 500; larger for cells whose every peer takes longer)")
     parser.add_argument("--force", action="store_true", help="measure cells already measured")
     parser.add_argument("--table-only", action="store_true", help="only rewrite the table")
     args = parser.parse_args()
@@ -251,6 +266,9 @@ def main():
     algorithms = [a for a in LIBRARY + PEERS if a not in without]
     if args.rounds < 1 or any(s < 1 for s in sizes) or (args.steps is not None and args.steps < 1):
         sys.exit("peers.py: --rounds, --sizes and --steps must be at least 1")
+    if (args.warmup is not None and args.warmup < 0) or (
+            args.max_step_ms is not None and not args.max_step_ms > 0):
+        sys.exit("peers.py: --warmup must be at least 0 and --max-step-ms above 0")
     if not args.table_only:
         if not os.access(args.binary, os.X_OK):
             sys.exit(f"peers.py: no binary at {args.binary} (see the build command above)")
@@ -261,7 +279,8 @@ def main():
                 if own[scene] and size not in own[scene]:
                     continue
                 if args.force or not os.path.exists(csv_path(scene, size)):
-                    measure(args.binary, scene, size, args.rounds, algorithms, args.steps)
+                    measure(args.binary, scene, size, args.rounds, algorithms, args.steps,
+                            args.warmup, args.max_step_ms)
                     write_table(args.rounds)
     write_table(args.rounds)
 

@@ -17,7 +17,8 @@ use mbp::Grid;
 pub enum PhysxKind {
     /// `eSAP`: incremental 3-axis sweep and prune on quantized bounds.
     Sap,
-    /// `eMBP`: multi box pruning over user regions (here a 4×4 grid that tiles space).
+    /// `eMBP`: multi box pruning over user regions (here a grid that tiles space, 4×4 up to
+    /// 131,072 boxes, finer beyond).
     Mbp,
     /// `eABP`: automatic box pruning (no regions needed).
     Abp,
@@ -102,12 +103,14 @@ pub struct PhysxStats {
 /// [`PhysxBroadPhase::stats`] tells candidates from pairs and the time of each half.
 ///
 /// MBP: at the first update, 16 regions (4×4 in x/z over the boxes' extent enlarged by 10%,
-/// the outer cells reaching ±`f32::MAX`, y unbounded) tile all of space, so no box is ever
-/// out of bounds or poking out of the regions, and MBP's candidates stay a superset whatever
-/// the motion (see the `mbp` module). When a moved or inserted box lands more than one grid
-/// width beyond the grid, the PhysX object is rebuilt on a grid over the current boxes (all
-/// boxes re-created in a fresh broad phase, the candidates found again): a cost like the
-/// first update, amortised because the grid at least doubles each time.
+/// the outer cells reaching ±`f32::MAX`, y unbounded; more above 131,072 boxes, one per
+/// 8,192 up to PhysX's 256, as a region holds at most 65,535) tile all of space, so no box is
+/// ever out of bounds or poking out of the regions, and MBP's candidates stay a superset
+/// whatever the motion (see the `mbp` module). When a moved or inserted box lands more than
+/// one grid width beyond the grid, or the boxes outgrow the grid's count of regions, the
+/// PhysX object is rebuilt on a grid over the current boxes (all boxes re-created in a fresh
+/// broad phase, the candidates found again): a cost like the first update, amortised because
+/// the grid at least doubles each time.
 ///
 /// ```
 /// use broadphase::{Aabb, BroadPhase, CollisionFilter, PairEvents, ProxyKind};
@@ -265,9 +268,12 @@ impl PhysxBroadPhase {
         self.removed.clear();
 
         let grown = match (&self.grid, &self.raw) {
-            (Some(grid), Some(_)) => self.touched.iter().any(|&s| {
-                proxies.is_live(s as usize) && grid.outgrown_by(proxies.aabb(s as usize))
-            }),
+            (Some(grid), Some(_)) => {
+                grid.crowded_by(proxies.len())
+                    || self.touched.iter().any(|&s| {
+                        proxies.is_live(s as usize) && grid.outgrown_by(proxies.aabb(s as usize))
+                    })
+            }
             _ => false,
         };
         if let Some(raw) = self.raw.as_ref().filter(|_| !grown) {
