@@ -143,8 +143,10 @@ fn dynamic_tree_structure_checked_each_step() {
 
 /// Steps in which a share of the proxies from none to all jump (most leave their leaves, so
 /// the dynamic tree is rebuilt at once) or drift (a few leave, re-inserted one by one), among
-/// insertions, removals and kind changes: the tree is valid and the pairs equal brute force's
-/// after every step, and both ways of updating the tree ran.
+/// insertions, removals (with and without events), kind and filter changes: the tree is
+/// valid and the pairs and events equal brute force's after every step, and both ways of
+/// updating the tree ran. The drifting steps re-find most candidates of the moved proxies
+/// (their leaves overlapped before too) and re-test most pairs without a change.
 #[test]
 fn dynamic_tree_rebuilt_at_once_or_leaf_by_leaf_matches_the_model() {
     let mut bp = tree_with_margin(0.1).unwrap();
@@ -168,8 +170,20 @@ fn dynamic_tree_rebuilt_at_once_or_leaf_by_leaf_matches_the_model() {
         }
         if rng.chance(0.5) {
             let id = ids.swap_remove(rng.below(ids.len()));
-            bp.remove(id).unwrap();
-            model.remove(id).unwrap();
+            let report = rng.chance(0.5);
+            bp.remove_with(id, report).unwrap();
+            model.remove_with(id, report).unwrap();
+        }
+        if rng.chance(0.2) {
+            let id = ids[rng.below(ids.len())];
+            let filter = [
+                CollisionFilter::ALL,
+                CollisionFilter::new(1, 1),
+                CollisionFilter::new(2, 1),
+                CollisionFilter::new(1, 0),
+            ][rng.below(4)];
+            bp.set_filter(id, filter).unwrap();
+            model.set_filter(id, filter).unwrap();
         }
         if rng.chance(0.2) {
             let id = ids[rng.below(ids.len())];
@@ -206,6 +220,21 @@ fn dynamic_tree_rebuilt_at_once_or_leaf_by_leaf_matches_the_model() {
             pairs
         };
         assert_eq!(sorted(&bp), sorted(&model), "step {step}");
+        let keys = |pairs: &[broadphase::Pair]| {
+            let mut keys = pairs.to_vec();
+            keys.sort_unstable();
+            keys
+        };
+        assert_eq!(
+            keys(&events.begun),
+            keys(&model_events.begun),
+            "begun, step {step}"
+        );
+        assert_eq!(
+            keys(&events.ended),
+            keys(&model_events.ended),
+            "ended, step {step}"
+        );
         rebuilt += bp.last_step().rebuilt as usize;
     }
     assert!((20..200).contains(&rebuilt), "{rebuilt} rebuilds");

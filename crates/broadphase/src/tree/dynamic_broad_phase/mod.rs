@@ -100,6 +100,9 @@ pub struct DynamicTreeBroadPhase {
     store: ProxyStore,
     /// Pairs whose leaf boxes overlap (and that may pair): a superset of the exact pairs.
     candidates: PairSet,
+    /// Parallel to the candidates' keys: whether the candidate is an exact pair (in the
+    /// store's pair set), so that an update touches the pair set only where that changes.
+    is_pair: Vec<bool>,
     /// Leaves of both trees, indexed by proxy slot.
     leaves: TreeLeaves,
     dynamic_tree: DynamicTree,
@@ -111,8 +114,10 @@ pub struct DynamicTreeBroadPhase {
     moved_from: Vec<Vec3>,
     /// Slots whose leaves were (re-)inserted during this update.
     enlarged: Vec<u32>,
-    /// Per slot: `MOVED` and `ENLARGED` bits.
+    /// Per slot: `MOVED`, `ENLARGED` and `OLD_LEAF` bits.
     flags: Vec<u8>,
+    /// Per slot with `OLD_LEAF` set: its leaf box before this update re-inserted it.
+    old_fat: Vec<Aabb>,
     /// Scratch: sort keys of the enlarged proxies.
     sort_keys: Vec<u64>,
     /// Scratch of an update: the new leaf box of each moved proxy (parallel to `moved`), and
@@ -148,6 +153,9 @@ const REBUILD_SHARE: usize = 8;
 
 const MOVED: u8 = 1;
 const ENLARGED: u8 = 2;
+/// The proxy's leaf was moved in its tree by this update, and `old_fat` holds its box from
+/// before: its candidates before the update are the leaves that overlapped that box.
+const OLD_LEAF: u8 = 4;
 
 impl Default for DynamicTreeBroadPhase {
     fn default() -> Self {
@@ -178,6 +186,7 @@ impl DynamicTreeBroadPhase {
         Self {
             store: ProxyStore::new(),
             candidates: PairSet::new(),
+            is_pair: Vec::new(),
             leaves: TreeLeaves::new(),
             dynamic_tree: DynamicTree::new(),
             static_tree: DynamicTree::new(),
@@ -186,6 +195,7 @@ impl DynamicTreeBroadPhase {
             moved_from: Vec::new(),
             enlarged: Vec::new(),
             flags: Vec::new(),
+            old_fat: Vec::new(),
             sort_keys: Vec::new(),
             new_fat: Vec::new(),
             held: Vec::new(),
@@ -279,6 +289,8 @@ impl BroadPhase for DynamicTreeBroadPhase {
         let slot = id.index() as usize;
         if self.flags.len() <= slot {
             self.flags.resize(slot + 1, 0);
+            self.old_fat
+                .resize(slot + 1, Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO));
         }
         self.mark_moved(slot, aabb.center());
         Ok(id)
@@ -316,6 +328,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
         let start_over = self.store.pairs.lost();
         if start_over {
             self.candidates.clear();
+            self.is_pair.clear();
         }
         self.remove_leaves();
         // Tree capacity is checked at insert (at most MAX_NODES slots), so this cannot fail.
@@ -336,7 +349,8 @@ impl BroadPhase for DynamicTreeBroadPhase {
         if start_over {
             self.enlarge_all_leaves();
         }
-        self.find_new_candidates();
+        // Candidates found again from every leaf are all new.
+        self.find_new_candidates(!start_over);
         self.last_step = StepCounts {
             moved: self.moved.len(),
             enlarged: self.enlarged.len(),
@@ -358,6 +372,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
         self.dynamic_tree.clear();
         self.static_tree.clear();
         self.candidates.clear();
+        self.is_pair.clear();
         self.moved.clear();
         self.moved_from.clear();
         self.enlarged.clear();
@@ -369,6 +384,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
     fn memory_bytes(&self) -> usize {
         self.store.memory_bytes()
             + self.candidates.memory_bytes()
+            + self.is_pair.capacity()
             + self.leaves.memory_bytes()
             + self.dynamic_tree.memory_bytes()
             + self.static_tree.memory_bytes()
@@ -376,6 +392,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
             + self.sort_keys.capacity() * 8
             + self.moved_from.capacity() * 12
             + self.flags.capacity()
+            + self.old_fat.capacity() * std::mem::size_of::<Aabb>()
             + self.stack.memory_bytes()
             + self.new_fat.capacity() * std::mem::size_of::<Option<Aabb>>()
             + self.held.capacity() * 4

@@ -7,7 +7,7 @@
 use std::ops::ControlFlow;
 
 use super::{
-    DynamicTreeBroadPhase, ENLARGED, PREDICTED_STEPS, REBUILD_MIN_LEAVES, REBUILD_SHARE,
+    DynamicTreeBroadPhase, ENLARGED, OLD_LEAF, PREDICTED_STEPS, REBUILD_MIN_LEAVES, REBUILD_SHARE,
     SHRINK_FACTOR,
 };
 use crate::backend::pair_key;
@@ -107,6 +107,11 @@ impl DynamicTreeBroadPhase {
                 }
             }
             let mut leaves = std::mem::take(&mut self.leaves);
+            if let Some(&old) = leaves.fat_aabb(slot) {
+                // A held leaf stays in its tree (a change of kind or filter took it out).
+                self.old_fat[slot as usize] = old;
+                self.flags[slot as usize] |= OLD_LEAF;
+            }
             let result = match leaves.fat_aabb(slot) {
                 None => self.tree_of(slot as usize).insert(&mut leaves, slot, fat),
                 Some(_)
@@ -156,7 +161,12 @@ impl DynamicTreeBroadPhase {
 
     /// One pass over the candidates: drops those of removed proxies and those whose leaf
     /// boxes separated (an endpoint was re-inserted), and re-tests the exact boxes of those
-    /// with a moved endpoint.
+    /// with a moved endpoint. The pair set is touched only where a candidate became or
+    /// stopped being a pair: `is_pair` follows the set, which changes only here, in
+    /// [`Self::find_new_candidates`], and in the store's `finish`, where a change of filter
+    /// or kind ends the pairs it forbids (this pass already found them not to be pairs, as
+    /// the new filter and kind apply at once) and a removal those of the removed proxy
+    /// (whose candidates this pass drops).
     pub(super) fn update_candidates(&mut self) {
         let proxies = &self.store.proxies;
         let flags = &self.flags;
@@ -182,16 +192,23 @@ impl DynamicTreeBroadPhase {
             };
             if keep {
                 // A candidate found under an earlier filter or kind may be forbidden now.
-                if proxies.aabb(x).overlaps(proxies.aabb(y)) && proxies.can_pair(x, y) {
-                    self.store.pairs.add(a, b);
-                } else {
-                    self.store.pairs.remove(a, b);
+                let now = proxies.aabb(x).overlaps(proxies.aabb(y)) && proxies.can_pair(x, y);
+                if now != self.is_pair[position] {
+                    if now {
+                        self.store.pairs.add(a, b);
+                    } else {
+                        self.store.pairs.remove(a, b);
+                    }
+                    self.is_pair[position] = now;
                 }
                 position += 1;
             } else {
-                self.store.pairs.remove(a, b);
+                if self.is_pair[position] {
+                    self.store.pairs.remove(a, b);
+                }
                 // The last candidate moves into `position`; look at it next.
                 self.candidates.remove_at(position);
+                self.is_pair.swap_remove(position);
             }
         }
     }
@@ -234,20 +251,37 @@ impl DynamicTreeBroadPhase {
     }
 
     /// Finds the new candidates of every enlarged proxy by querying the trees with its leaf
-    /// box, and adds those whose exact boxes overlap as pairs.
-    pub(super) fn find_new_candidates(&mut self) {
+    /// box, and adds those whose exact boxes overlap as pairs. With `known`, the candidates
+    /// are those of the last update as far as [`Self::update_candidates`] kept them: a pair
+    /// whose leaf boxes overlapped before the update too is one of them already (and
+    /// `update_candidates` re-tested its exact boxes), so it is passed over without a
+    /// lookup in the candidate set.
+    pub(super) fn find_new_candidates(&mut self, known: bool) {
         self.sort_enlarged_spatially();
         let proxies = &self.store.proxies;
         let flags = &self.flags;
+        let (old_fat, leaves) = (&self.old_fat, &self.leaves);
+        // A leaf's box before the update: unchanged if it was not re-inserted, else saved
+        // if it was moved within its tree; `None` for a leaf new to its tree.
+        let old_leaf = |slot: usize| match flags[slot] {
+            f if f & ENLARGED == 0 => leaves.fat_aabb(slot as u32),
+            f if f & OLD_LEAF != 0 => Some(&old_fat[slot]),
+            _ => None,
+        };
         let candidates = &mut self.candidates;
+        let is_pair = &mut self.is_pair;
         let pairs = &mut self.store.pairs;
         for &slot in &self.enlarged {
             let e = slot as usize;
             let Some(fat) = self.leaves.fat_aabb(slot) else {
                 continue;
             };
+            let old = old_leaf(e).filter(|_| known);
             let mut visit = |other: u32| {
                 let o = other as usize;
+                if old.is_some_and(|old| old_leaf(o).is_some_and(|b| b.overlaps(old))) {
+                    return ControlFlow::Continue(());
+                }
                 // Two enlarged proxies find each other; the one with the smaller slot adds.
                 if o != e && !(flags[o] & ENLARGED != 0 && o < e) && proxies.can_pair(e, o) {
                     // The candidates count against the pair limit too: they are the pairs of
@@ -257,9 +291,11 @@ impl DynamicTreeBroadPhase {
                             pairs.refuse();
                         }
                     } else if let Ok((_, true)) = candidates.insert(slot, other) {
-                        if proxies.aabb(e).overlaps(proxies.aabb(o)) {
+                        let pair = proxies.aabb(e).overlaps(proxies.aabb(o));
+                        if pair {
                             pairs.add(slot, other);
                         }
+                        is_pair.push(pair);
                     }
                 }
                 ControlFlow::Continue(())
