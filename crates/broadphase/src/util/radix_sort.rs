@@ -49,6 +49,21 @@ pub fn radix_sort_keys(items: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     }
 }
 
+/// Below this many keys [`sort_distinct_keys`] uses a comparison sort, which beats the
+/// radix sort's fixed cost (clearing and scanning its digit counters).
+const RADIX_MIN_KEYS: usize = 512;
+
+/// Sorts keys whose lower 32 bits ascend in input order (an index), so that all are distinct
+/// and any sort gives the order of [`radix_sort_keys`]: a comparison sort for short lists,
+/// the radix sort for long ones.
+pub(crate) fn sort_distinct_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
+    if keys.len() < RADIX_MIN_KEYS {
+        keys.sort_unstable();
+    } else {
+        radix_sort_keys(keys, scratch);
+    }
+}
+
 /// [`radix_sort_keys`] on a slice, with `scratch` at least as long; the sorted items end in
 /// `items` (copied back when an odd number of passes left them in `scratch`).
 pub(crate) fn radix_sort_key_slice(items: &mut [u64], scratch: &mut [u64]) {

@@ -1,11 +1,11 @@
 //! Bulk build: many leaves into an empty tree at once, top-down, instead of one insertion
 //! each. A broad phase that starts from many boxes (a first frame, a level load, a switch of
 //! algorithm) pays O(n log n) sorting work rather than n surface-area descents with their
-//! rotations, and gets a balanced tree.
+//! rotations, and gets a tree of compact subtrees.
 
 use super::{leaf_ref, DynamicTree, Leaf, TreeLeaves, LEAF_BIT, LEAF_ROOT, MAX_NODES, NULL};
 use crate::util::morton_code;
-use crate::util::radix_sort::radix_sort_keys;
+use crate::util::radix_sort::sort_distinct_keys;
 use crate::{Aabb, Error, Result};
 
 /// A leaf id and its enlarged box.
@@ -13,9 +13,11 @@ type Item = (u32, Aabb);
 
 impl DynamicTree {
     /// Builds the tree over `items` (leaf id, enlarged box) at once: the leaves are ordered
-    /// along a Morton curve through their centres and the order split in the middle, top
-    /// down, so the tree is balanced and its subtrees compact in space. The tree must be
-    /// empty. Deterministic for a given input.
+    /// along a Morton curve through their centres and the order split top down where the
+    /// codes' highest differing bit changes, so that each subtree is one cell of the octree
+    /// the codes describe, compact in space ([Karras12]); leaves of equal codes are split
+    /// in the middle. The height is at most 30 (the code's bits) plus `log2 n`. The tree
+    /// must be empty. Deterministic for a given input.
     ///
     /// O(n log n) time (the sort), O(n) extra space kept by the tree for the next build. Fails with
     /// `InvalidOption` when the tree is not empty, a leaf is already in a tree or listed
@@ -74,8 +76,7 @@ impl DynamicTree {
             return Ok(());
         }
         // The leaves in spatial order: by the Morton code of their centres (ties by listing
-        // order), so that every range of the order is compact in space and splitting ranges
-        // in the middle gives a balanced tree of compact subtrees.
+        // order), split into octree cells (see `split`).
         let mut order = std::mem::take(&mut self.build_keys);
         spatial_order(items, &mut order, &mut self.build_scratch);
         let leaf_at = |position: usize| items[order[position] as u32 as usize].0;
@@ -96,7 +97,7 @@ impl DynamicTree {
                 let node = self.allocate_node()?;
                 self.nodes[node as usize].set_parent(parent);
                 created.push(node);
-                let middle = start + (end - start) / 2;
+                let middle = split(&order[start..end]) + start;
                 work.push((start, middle, node, 0));
                 work.push((middle, end, node, 1));
                 node
@@ -157,6 +158,20 @@ impl DynamicTree {
     }
 }
 
+/// Where to split a range of `order` (sorted keys from [`spatial_order`]): at the first key
+/// with the highest bit in which the range's Morton codes differ, so that each half is one
+/// cell of the octree the codes describe, compact in space even where the curve jumps; in
+/// the middle when all codes are equal. The split is at least 1 and below the length.
+fn split(order: &[u64]) -> usize {
+    let (first, last) = (order[0] >> 32, order[order.len() - 1] >> 32);
+    if first == last {
+        return order.len() / 2;
+    }
+    let bit = 63 - (first ^ last).leading_zeros();
+    // The codes ascend and share every bit above `bit`: those with it set come last.
+    order.partition_point(|&key| (key >> 32) & (1 << bit) == 0)
+}
+
 /// Fills `order` with `morton code << 32 | index` of every item, sorted: the Morton code of
 /// the item's centre quantised to 10 bits per axis within the centres' bounds.
 fn spatial_order(items: &[Item], order: &mut Vec<u64>, scratch: &mut Vec<u64>) {
@@ -175,6 +190,6 @@ fn spatial_order(items: &[Item], order: &mut Vec<u64>, scratch: &mut Vec<u64>) {
             .as_uvec3();
         order.push(morton_code(q) << 32 | k as u64);
     }
-    // Stable on the codes, and the indices ascend: the order of the whole keys.
-    radix_sort_keys(order, scratch);
+    // The indices ascend: the keys are distinct.
+    sort_distinct_keys(order, scratch);
 }

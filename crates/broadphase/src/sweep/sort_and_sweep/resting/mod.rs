@@ -34,7 +34,7 @@ mod grid;
 mod sweep;
 
 use crate::backend::ProxyStore;
-use crate::util::radix_sort::{radix_sort_keys, sortable_key};
+use crate::util::radix_sort::{sort_distinct_keys, sortable_key};
 use crate::util::MoveBuffer;
 use crate::{Aabb, Vec3};
 use grid::{CellGrid, CellRange};
@@ -110,19 +110,6 @@ fn rotated(aabb: &Aabb, axis: usize) -> Aabb {
 #[inline]
 fn sort_key(b: &Aabb, index: usize) -> u64 {
     ((sortable_key(b.min().x) as u64) << 32) | index as u64
-}
-
-/// Below this many keys a comparison sort beats the radix sort's fixed cost (clearing and
-/// scanning its digit counters).
-const RADIX_MIN_KEYS: usize = 512;
-
-/// Sorts keys made by [`sort_key`] (all distinct, so any sort gives the same order).
-fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
-    if keys.len() < RADIX_MIN_KEYS {
-        keys.sort_unstable();
-    } else {
-        radix_sort_keys(keys, scratch);
-    }
 }
 
 /// Cells of boxes in one array: cell `c` holds `boxes[starts[c]..starts[c + 1]]` and their
@@ -442,7 +429,7 @@ impl RestingSet {
     /// The boxes gathered in `new_boxes` (with their slots, sort keys and, `with_tags`, entry
     /// tags) into `moved_boxes`, `moved_slots` and `moved_tags`, in sweep order.
     fn sort_gathered(&mut self, with_tags: bool) {
-        sort_keys(&mut self.keys, &mut self.key_scratch);
+        sort_distinct_keys(&mut self.keys, &mut self.key_scratch);
         self.moved_boxes.clear();
         self.moved_slots.clear();
         self.moved_tags.clear();
