@@ -66,6 +66,9 @@ const PREDICTED_STEPS: f32 = 2.0;
 /// An update costs O(e log n + c) for the e enlarged proxies and their c candidates (tree
 /// re-insertions and queries), plus one scan of the candidate array (two flag lookups per
 /// candidate, and a box test where an endpoint moved) when anything moved or was removed.
+/// The hashed candidate and pair sets are touched only for new candidates and for pairs
+/// that begin or end: a leaf a query meets that overlapped the proxy's old leaf box too is
+/// a known candidate, and each candidate keeps whether it is a pair.
 /// When more than an eighth of the dynamic tree's leaves (of at least 64) left their boxes,
 /// the dynamic tree is rebuilt at once instead of re-inserting them one by one: O(n) plus a
 /// radix sort, where a re-insertion's surface-area descent and rotations cost several times
