@@ -60,7 +60,7 @@ impl Octree {
 
 impl LooseOctree {
     /// As [`Octree::for_each_node`]; the boxes are the loose bounds (the cell enlarged about
-    /// its centre, [Ulrich00]).
+    /// its centre, \[Ulrich00\]).
     pub fn for_each_node(&self, visit: impl FnMut(u32, &Aabb, usize) -> bool) {
         self.base.nodes.for_each_node(visit);
     }

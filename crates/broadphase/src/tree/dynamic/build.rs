@@ -15,7 +15,7 @@ impl DynamicTree {
     /// Builds the tree over `items` (leaf id, enlarged box) at once: the leaves are ordered
     /// along a Morton curve through their centres and the order split top down where the
     /// codes' highest differing bit changes, so that each subtree is one cell of the octree
-    /// the codes describe, compact in space ([Karras12]); leaves of equal codes are split
+    /// the codes describe, compact in space (\[Karras12\]); leaves of equal codes are split
     /// in the middle. The height is at most 30 (the code's bits) plus `log2 n`. The tree
     /// must be empty. Deterministic for a given input.
     ///
