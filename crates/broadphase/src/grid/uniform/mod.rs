@@ -328,8 +328,8 @@ impl UniformGrid {
                         if other == slot || (moved.contains(other) && other < slot) {
                             continue;
                         }
-                        if range.corner_cell(&ranges[other]) == c
-                            && aabb.overlaps(proxies.aabb(other))
+                        if aabb.overlaps(proxies.aabb(other))
+                            && range.corner_cell(&ranges[other]) == c
                             && proxies.can_pair(slot, other)
                         {
                             pairs.add(slot as u32, other as u32);
