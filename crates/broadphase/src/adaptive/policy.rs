@@ -103,8 +103,11 @@ pub(crate) struct Benched {
 /// next rounds, and one already this much slower stops its trial after one timed step.
 pub(crate) const HOPELESS: f64 = 3.0;
 
-/// A switch must pay for itself within this many steps.
-pub(crate) const PAYBACK_STEPS: f64 = 32.0;
+/// A switch must pay for itself within this many steps (about two seconds at 60 Hz). A
+/// switch that turns out slower is undone by its probation, so a long horizon risks one
+/// build; a short one keeps small scenes whose winner builds slowly (large static boxes in
+/// many grid cells) on an algorithm several times slower for good.
+pub(crate) const PAYBACK_STEPS: f64 = 128.0;
 
 /// The candidates of a measured round, in the order they are tried (the last first: the
 /// list is popped): every candidate but the active one, without the quadratic ones past
@@ -289,9 +292,9 @@ mod tests {
             None,
             "within the margin"
         );
-        // Saves 0.3 s a step: a build of 9.5 s pays back in 32 steps, 9.7 s does not.
-        assert_eq!(winner(best(0.7, 9.5), Some(1.0), 0.8), Some("grid"));
-        assert_eq!(winner(best(0.7, 9.7), Some(1.0), 0.8), None);
+        // Saves 0.3 s a step: a build of 38 s pays back in 128 steps, 38.5 s does not.
+        assert_eq!(winner(best(0.7, 38.0), Some(1.0), 0.8), Some("grid"));
+        assert_eq!(winner(best(0.7, 38.5), Some(1.0), 0.8), None);
         assert_eq!(winner(None, Some(1.0), 0.8), None);
         assert_eq!(
             winner(best(0.1, 0.0), None, 0.8),
