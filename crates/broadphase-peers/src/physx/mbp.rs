@@ -24,6 +24,7 @@ use super::ffi::{PxBounds3, PxVec3};
 const MIN_CELLS: usize = 4;
 /// Cells per axis at most: PhysX's limit of 256 regions.
 const MAX_CELLS: usize = 16;
+const _: () = assert!(MAX_CELLS * MAX_CELLS <= 256);
 /// Boxes per region the grid is sized for: an eighth of a region's capacity, so that a
 /// cell can hold several times its share (boxes crowd where the scene is dense, and one
 /// that straddles a boundary counts in each region it touches).
@@ -176,7 +177,6 @@ mod tests {
         assert_eq!(cells_for(1_000_000), 12);
         assert!(cells_for(1_000_000) * cells_for(1_000_000) * BOXES_PER_REGION >= 1_000_000);
         assert_eq!(cells_for(usize::MAX), MAX_CELLS);
-        assert!(MAX_CELLS * MAX_CELLS <= 256);
         let grid = Grid::around(&[boxed([0.0; 3], [10.0; 3])]);
         assert!(!grid.crowded_by(100_000));
         assert!(grid.crowded_by(1_000_000));
