@@ -94,8 +94,8 @@ impl Grid {
         })
     }
 
-    /// The regions (cells per axis squared), row by row. Neighbouring cells share their boundary value
-    /// exactly (no gap); the outer boundaries and the y range are ±`f32::MAX`.
+    /// The regions (cells per axis squared), row by row. Neighbouring cells share their
+    /// boundary value exactly (no gap); the outer boundaries and the y range are ±`f32::MAX`.
     pub fn regions(&self) -> Vec<PxBounds3> {
         let cells = self.cells;
         let lines = |k: usize| -> Vec<f32> {

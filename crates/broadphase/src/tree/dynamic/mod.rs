@@ -200,8 +200,8 @@ impl TreeLeaves {
 /// # Performance
 /// Insert and remove cost O(log n): the tree is kept balanced by rotations, its height at
 /// most about `2·log2 n` (after a bulk [`DynamicTree::build`], at most 30 + `log2 n`). A box
-/// query costs O(log n + k) for k hits on well-spread boxes; a bulk build costs O(n log n). Memory: 64 bytes per leaf (node and leaf
-/// entry).
+/// query costs O(log n + k) for k hits on well-spread boxes; a bulk build costs O(n log n).
+/// Memory: 64 bytes per leaf (node and leaf entry).
 ///
 /// Worst case: O(n) per query and per insertion (the sibling search's branch and bound visits
 /// every node) when the boxes all overlap, as in a pile of equal boxes.
