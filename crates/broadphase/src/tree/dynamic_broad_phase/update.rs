@@ -107,12 +107,15 @@ impl DynamicTreeBroadPhase {
                 }
             }
             let mut leaves = std::mem::take(&mut self.leaves);
-            if let Some(&old) = leaves.fat_aabb(slot) {
-                // A held leaf stays in its tree (a change of kind or filter took it out).
+            let held = leaves.fat_aabb(slot).copied();
+            if let Some(old) = held {
+                // The leaf moves within its tree (a change of kind or filter took it out of
+                // its tree at once, so it has no held leaf): its old box tells its old
+                // candidates.
                 self.old_fat[slot as usize] = old;
                 self.flags[slot as usize] |= OLD_LEAF;
             }
-            let result = match leaves.fat_aabb(slot) {
+            let result = match held {
                 None => self.tree_of(slot as usize).insert(&mut leaves, slot, fat),
                 Some(_)
                     if rebuild_dynamic
@@ -279,6 +282,8 @@ impl DynamicTreeBroadPhase {
             let old = old_leaf(e).filter(|_| known);
             let mut visit = |other: u32| {
                 let o = other as usize;
+                // A pair whose leaf boxes overlapped before the update too is a candidate
+                // already (tested first: most pairs a re-inserted proxy meets are).
                 if old.is_some_and(|old| old_leaf(o).is_some_and(|b| b.overlaps(old))) {
                     return ControlFlow::Continue(());
                 }
