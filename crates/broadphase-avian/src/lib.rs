@@ -181,4 +181,4 @@ where
     }
 }
 
-pub use system::LibraryBroadPhase;
+pub use system::{LibraryBroadPhase, PhaseTimes};

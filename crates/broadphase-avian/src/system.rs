@@ -2,6 +2,7 @@
 //! graph in step.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use avian3d::collider_tree::{ColliderTrees, MovedProxies};
 use avian3d::collision::collider::EnlargedAabb;
@@ -45,6 +46,22 @@ pub struct LibraryBroadPhase {
     no_collision_joints: Vec<(Entity, Entity, Entity)>,
     /// The same for the joint graph now (kept for its capacity).
     no_collision_scratch: Vec<(Entity, Entity, Entity)>,
+    times: PhaseTimes,
+}
+
+/// Where the plugin's broad-phase time went, summed over every step so far: their sum is what
+/// it adds to avian's `CollisionDiagnostics::broad_phase`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PhaseTimes {
+    /// Reading the colliders that moved or changed and handing their boxes, kinds and filters
+    /// to the library (work that avian's own broad phase does outside its timer, when it
+    /// updates its trees).
+    pub read: Duration,
+    /// The library's update: finding the pairs that began and ended.
+    pub update: Duration,
+    /// Applying avian's rules to the pairs that began and adding their contact edges (which
+    /// avian's own broad phase does too).
+    pub edges: Duration,
 }
 
 impl LibraryBroadPhase {
@@ -59,7 +76,13 @@ impl LibraryBroadPhase {
             synced: 0,
             no_collision_joints: Vec::new(),
             no_collision_scratch: Vec::new(),
+            times: PhaseTimes::default(),
         }
+    }
+
+    /// Where the broad-phase time of every step so far went (see [`PhaseTimes`]).
+    pub fn phase_times(&self) -> PhaseTimes {
+        self.times
     }
 
     /// The algorithm's name.
@@ -373,7 +396,9 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
         state.moved.push(entity);
     }
     state.report_again.clear();
+    let read = start.elapsed();
     state.proxies.update();
+    let update = start.elapsed() - read;
 
     for (e1, e2) in state.proxies.ended() {
         state.refused.remove(&ordered(e1, e2));
@@ -415,7 +440,11 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     }
 
     state.candidates = candidates;
-    diagnostics.broad_phase += start.elapsed();
+    let elapsed = start.elapsed();
+    state.times.read += read;
+    state.times.update += update;
+    state.times.edges += elapsed - read - update;
+    diagnostics.broad_phase += elapsed;
 }
 
 fn ordered(a: Entity, b: Entity) -> (Entity, Entity) {

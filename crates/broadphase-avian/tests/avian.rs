@@ -48,6 +48,13 @@ fn pile_pairs_are_exact() {
             pairs > 0 && touching > 0,
             "{name}: {pairs} pairs, {touching} touching"
         );
+        // Every phase of the plugin's step ran and was timed.
+        let times = app.world().resource::<LibraryBroadPhase>().phase_times();
+        let zero = std::time::Duration::ZERO;
+        assert!(
+            times.read > zero && times.update > zero && times.edges > zero,
+            "{name}: {times:?}"
+        );
     }
 }
 

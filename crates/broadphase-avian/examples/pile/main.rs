@@ -3,7 +3,7 @@
 //! update. Prints the broad-phase time per step (avian's `CollisionDiagnostics`, which both
 //! broad phases add their time to), over all steps and over the second half (when the pile
 //! has mostly come to rest and few boxes move), the whole update's time per step, the contact
-//! pairs, and the ratios.
+//! pairs, the ratios, and where our broad phase's time went (`LibraryBroadPhase::phase_times`).
 //!
 //! ```text
 //! cargo run --release -p broadphase-avian --example pile -- [N] [--steps S] [--algorithm A]
@@ -17,7 +17,7 @@ use avian3d::collision::CollisionDiagnostics;
 use avian3d::prelude::*;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use broadphase_avian::{BroadPhasePlugin, DEFAULT_ALGORITHM};
+use broadphase_avian::{BroadPhasePlugin, LibraryBroadPhase, PhaseTimes, DEFAULT_ALGORITHM};
 
 struct Args {
     bodies: usize,
@@ -71,6 +71,8 @@ struct Run {
     pairs: usize,
     touching: usize,
     steps: usize,
+    /// Where our broad phase's time went (ours only).
+    phases: Option<PhaseTimes>,
 }
 
 impl Run {
@@ -129,6 +131,10 @@ fn run(ours: Option<&str>, bodies: usize, steps: usize) -> Run {
             );
         }
     }
+    total.phases = app
+        .world()
+        .get_resource::<LibraryBroadPhase>()
+        .map(LibraryBroadPhase::phase_times);
     total
 }
 
@@ -163,6 +169,15 @@ fn main() {
         row("avian bvh", theirs);
     }
     row(&args.algorithm, &ours);
+    if let Some(p) = ours.phases {
+        let all = (p.read + p.update + p.edges).as_secs_f64().max(1e-12);
+        let part = |d: Duration| (Run::ms(d, n), 100.0 * d.as_secs_f64() / all);
+        let (read, update, edges) = (part(p.read), part(p.update), part(p.edges));
+        println!(
+            "ours, ms/step: reading colliders {:.3} ({:.0}%), library update {:.3} ({:.0}%), contact edges {:.3} ({:.0}%)",
+            read.0, read.1, update.0, update.1, edges.0, edges.1
+        );
+    }
     if let Some(theirs) = &theirs {
         println!(
             "ratio (ours / avian): broad {:.3} (2nd half {:.3}), step {:.3}, pairs {:.3}",
