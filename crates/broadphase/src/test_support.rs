@@ -2,6 +2,7 @@
 //! against brute force on every verification scenario, and a wandering-objects scene for
 //! memory-bound tests.
 
+use crate::util::SplitMix64;
 use crate::verify::{Scenario, Verifier, VerifyConfig};
 use crate::{Aabb, BroadPhase, BruteForce, CollisionFilter, PairEvents, ProxyId, ProxyKind};
 
@@ -99,4 +100,91 @@ pub(crate) fn brute_pair_count(bp: &dyn BroadPhase) -> usize {
         }
     }
     count
+}
+
+/// Drives `ours` (empty) beside brute force through 400 steps over ~300 boxes snapped to a
+/// lattice (touching faces and equal minima common, one box in twenty-five long), each step
+/// moving a share of them from none to all, with insertions, removals with and without
+/// events, and kind and filter changes, so that algorithms with a path for few moved boxes and
+/// one for many take both and switch between them; panics on the first step whose pairs or
+/// events differ.
+pub(crate) fn moved_shares_match_brute_force(ours: &mut dyn BroadPhase, seed: u64) {
+    let mut rng = SplitMix64::new(seed);
+    let mut model = BruteForce::new();
+    let (mut events, mut model_events) = (PairEvents::new(), PairEvents::new());
+    let mut ids = Vec::new();
+    let random_box = |rng: &mut SplitMix64| {
+        // Snapped to a lattice so that touching faces and equal minima are common; one in
+        // twenty-five is long (a ground, a wall), spanning many cells of a grid.
+        let min = [0; 3].map(|_| (rng.below(24) as f32) * 0.5);
+        let long = rng.chance(0.04);
+        let size = [0; 3].map(|_| (rng.below(if long { 24 } else { 4 }) as f32) * 0.5);
+        Aabb::from_arrays(min, [min[0] + size[0], min[1] + size[1], min[2] + size[2]]).unwrap()
+    };
+    for _ in 0..300 {
+        let b = random_box(&mut rng);
+        let id = ours
+            .insert(b, ProxyKind::Dynamic, CollisionFilter::ALL)
+            .unwrap();
+        assert_eq!(
+            model
+                .insert(b, ProxyKind::Dynamic, CollisionFilter::ALL)
+                .unwrap(),
+            id
+        );
+        ids.push(id);
+    }
+    for step in 0..400 {
+        let share = [0, 1, 3, 10, 40, 75, 150, 300][step % 8];
+        for _ in 0..share.min(ids.len()) {
+            let id = ids[rng.below(ids.len())];
+            let b = random_box(&mut rng);
+            ours.set_aabb(id, b).unwrap();
+            model.set_aabb(id, b).unwrap();
+        }
+        if rng.chance(0.3) && !ids.is_empty() {
+            let id = ids.swap_remove(rng.below(ids.len()));
+            let report = rng.chance(0.5);
+            ours.remove_with(id, report).unwrap();
+            model.remove_with(id, report).unwrap();
+        }
+        if rng.chance(0.3) {
+            let (b, kind) = (random_box(&mut rng), ProxyKind::Dynamic);
+            let id = ours.insert(b, kind, CollisionFilter::ALL).unwrap();
+            assert_eq!(model.insert(b, kind, CollisionFilter::ALL).unwrap(), id);
+            ids.push(id);
+        }
+        if rng.chance(0.2) && !ids.is_empty() {
+            let id = ids[rng.below(ids.len())];
+            let kind = if rng.chance(0.5) {
+                ProxyKind::Static
+            } else {
+                ProxyKind::Dynamic
+            };
+            ours.set_kind(id, kind).unwrap();
+            model.set_kind(id, kind).unwrap();
+        }
+        if rng.chance(0.2) && !ids.is_empty() {
+            let id = ids[rng.below(ids.len())];
+            let filter = CollisionFilter::new(1 << rng.below(3), 1 << rng.below(3));
+            ours.set_filter(id, filter).unwrap();
+            model.set_filter(id, filter).unwrap();
+        }
+        ours.update(&mut events);
+        model.update(&mut model_events);
+        assert_eq!(
+            sorted_events(&events),
+            sorted_events(&model_events),
+            "step {step}"
+        );
+        assert_eq!(sorted_pairs(ours), sorted_pairs(&model), "step {step}");
+    }
+}
+
+/// Sorted copies of both event lists, to compare two algorithms' events as sets.
+pub(crate) fn sorted_events(events: &PairEvents) -> (Vec<crate::Pair>, Vec<crate::Pair>) {
+    let (mut begun, mut ended) = (events.begun.clone(), events.ended.clone());
+    begun.sort_unstable();
+    ended.sort_unstable();
+    (begun, ended)
 }

@@ -314,6 +314,16 @@ impl CellMap {
         }
     }
 
+    /// Calls `f` with the key and the slots of every occupied cell, in the order of the
+    /// records (one sequential pass, no lookups).
+    pub(crate) fn for_each_cell(&self, mut f: impl FnMut(&CellKey, &[u32])) {
+        for (cell, record) in self.records.iter().enumerate() {
+            if record.next != FREED {
+                f(&record.key, self.items(cell));
+            }
+        }
+    }
+
     /// Number of occupied cells.
     #[inline]
     pub(crate) fn occupied(&self) -> usize {

@@ -45,11 +45,16 @@ impl Default for GridOptions {
 /// covering more than [`GridOptions::max_cells_per_box`] cells (default 64) goes to an
 /// oversized list tested against every proxy, so huge boxes stay exact and cheap to store.
 ///
-/// Updates are incremental: a moved box leaves only the cells it left and enters only the cells
-/// it entered; only moved and new proxies search their cells for pairs, and only pairs with a
-/// moved proxy are re-tested. Cost per update: O(pairs + Σ over moved boxes of the occupants of
-/// their cells). Box queries walk the cells of the query box (or scan when it covers more cells
-/// than there are proxies); ray casts use the provided linear scan.
+/// The cells are kept up to date incrementally: a moved box leaves only the cells it left and
+/// enters only the cells it entered. When at most a quarter of the boxes moved, only moved and
+/// new proxies search their cells for pairs, and only pairs with a moved proxy are re-tested:
+/// O(pairs + Σ over moved boxes of the occupants of their cells) per update. When more moved,
+/// every occupied cell pairs its own boxes, read in one pass over the cell records, and the
+/// pairs found are diffed with the last update's in key order (a sort and a merge, the
+/// full-recompute diff of `sort-and-sweep`): O(Σ over cells of occupants² + pairs), with no
+/// hash lookup per moved box nor per persisting pair. Box queries walk the cells of the query
+/// box (or scan when it covers more cells than there are proxies); ray casts use the provided
+/// linear scan.
 ///
 /// Worst case: O(n²) per update when the boxes crowd a few cells (all stacked on one spot, or
 /// a scene many times smaller than a cell the caller gave), since every moved box is tested
@@ -92,6 +97,8 @@ pub struct UniformGrid {
     since_retune: u32,
     /// Scratch of [`automatic_cell_size`].
     edges: Vec<f32>,
+    /// Updates that found every pair again (see [`FULL_RATIO`]).
+    full_updates: u64,
 }
 
 impl Default for UniformGrid {
@@ -113,7 +120,15 @@ impl UniformGrid {
             automatic: true,
             since_retune: 0,
             edges: Vec::new(),
+            full_updates: 0,
         }
+    }
+
+    /// Updates so far in which so many boxes had moved that every pair was found again, cell
+    /// by cell (more than a quarter of them; the other updates look up only the moved
+    /// boxes' cells).
+    pub fn full_updates(&self) -> u64 {
+        self.full_updates
     }
 
     /// An empty grid tuned by `options`; `InvalidOption` when one is out of range.
@@ -350,6 +365,52 @@ impl UniformGrid {
     }
 }
 
+impl UniformGrid {
+    /// Finds every pair again when most boxes moved: each occupied cell's slots against each
+    /// other (a pair only in the cell of its intersection's minimum corner, so once), each
+    /// oversized box against every box, marked for the pair set's sorted diff. A cell's
+    /// record holds its key and first slots in one cache line and the records are read in
+    /// sequence, where looking up the cells of every box would hash each of them, and the
+    /// diff compares the pairs that persist in sequence instead of looking each up in the
+    /// pair set.
+    fn pair_every_cell(&mut self) {
+        let proxies = &self.store.proxies;
+        let (stored, pairs) = (&self.stored, &mut self.store.pairs);
+        pairs.begin_full();
+        stored.cells.for_each_cell(|key, items| {
+            for (i, &a) in items.iter().enumerate() {
+                let (a, box_a, range_a) = (
+                    a as usize,
+                    proxies.aabb(a as usize),
+                    &stored.ranges[a as usize],
+                );
+                for &b in &items[i + 1..] {
+                    let b = b as usize;
+                    if box_a.overlaps(proxies.aabb(b))
+                        && range_a.corner_cell(&stored.ranges[b]) == key.coords
+                        && proxies.can_pair(a, b)
+                    {
+                        pairs.mark(a as u32, b as u32);
+                    }
+                }
+            }
+        });
+        for &a in &stored.oversized {
+            let (a, box_a) = (a as usize, proxies.aabb(a as usize));
+            for b in proxies.live_slots() {
+                // Two oversized boxes: the smaller slot reports.
+                let skip = b == a
+                    || stored.placement[b] == Placement::None
+                    || (stored.placement[b] == Placement::Oversized && b < a);
+                if !skip && box_a.overlaps(proxies.aabb(b)) && proxies.can_pair(a, b) {
+                    pairs.mark(a as u32, b as u32);
+                }
+            }
+        }
+        pairs.end_full();
+    }
+}
+
 /// Twice the typical largest edge of the live boxes ([`ProxyTable::typical_edge`]); 1 if no
 /// box has a finite edge or all are points. Always finite and positive. O(n); `edges` is
 /// scratch.
@@ -361,6 +422,11 @@ pub(crate) fn automatic_cell_size(proxies: &ProxyTable, edges: &mut Vec<f32>) ->
         1.0
     }
 }
+
+/// An update in which more than one box in this many moved finds every pair again, cell by
+/// cell, and diffs them with the last update's in key order; one in which fewer moved looks
+/// up the cells of the moved boxes and touches the pair set only for their pairs.
+const FULL_RATIO: usize = 4;
 
 /// Updates between two checks of an automatic cell size against the current boxes; the
 /// check is O(n), so its cost per update is O(n / this).
@@ -399,6 +465,12 @@ impl BroadPhase for UniformGrid {
         self.moved.retain(|slot| proxies.is_live(slot));
         for k in 0..self.moved.len() {
             self.replace(self.moved.slot(k));
+        }
+        if self.moved.len() * FULL_RATIO > self.store.proxies.len() {
+            self.pair_every_cell();
+            self.full_updates += 1;
+            self.moved.clear();
+            return self.store.finish(events);
         }
         if !self.moved.is_empty() {
             let (proxies, moved) = (&self.store.proxies, &self.moved);

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::grid::stored::random_operations;
-use crate::test_support::{boxed, brute_pair_count, sorted_pairs};
+use crate::test_support::{boxed, brute_pair_count, moved_shares_match_brute_force, sorted_pairs};
 use crate::{CollisionFilter, ProxyKind};
 
 #[test]
@@ -279,4 +279,24 @@ fn an_automatic_cell_size_follows_the_boxes() {
         grid.update(&mut events);
     }
     assert_eq!(grid.cell_size(), Some(50.0));
+}
+
+/// Both updates, the one that looks up the moved boxes' cells and the one that pairs every
+/// cell, and the switches between them, against brute force; with few cells allowed per box,
+/// the long boxes go to the oversized list and are paired there.
+#[test]
+fn few_and_many_moved_boxes_match_the_model() {
+    for max_cells in [64, 4] {
+        let mut grid = UniformGrid::with_options(&GridOptions {
+            cell_size: Some(1.0),
+            max_cells_per_box: max_cells,
+        })
+        .unwrap();
+        moved_shares_match_brute_force(&mut grid, 12);
+        assert!(grid.full_updates() > 100, "{}", grid.full_updates());
+        assert!(grid.full_updates() < 350, "{}", grid.full_updates());
+        if max_cells == 4 {
+            assert!(grid.oversized_count() > 0);
+        }
+    }
 }
