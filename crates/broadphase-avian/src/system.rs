@@ -398,7 +398,7 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     state.report_again.clear();
     let read = start.elapsed();
     state.proxies.update();
-    let update = start.elapsed() - read;
+    let update = start.elapsed().saturating_sub(read);
 
     for (e1, e2) in state.proxies.ended() {
         state.refused.remove(&ordered(e1, e2));
@@ -443,7 +443,7 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     let elapsed = start.elapsed();
     state.times.read += read;
     state.times.update += update;
-    state.times.edges += elapsed - read - update;
+    state.times.edges += elapsed.saturating_sub(read + update);
     diagnostics.broad_phase += elapsed;
 }
 

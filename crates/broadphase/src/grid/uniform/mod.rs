@@ -363,9 +363,7 @@ impl UniformGrid {
             }
         }
     }
-}
 
-impl UniformGrid {
     /// Finds every pair again when most boxes moved: each occupied cell's slots against each
     /// other (a pair only in the cell of its intersection's minimum corner, so once), each
     /// oversized box against every box, marked for the pair set's sorted diff. A cell's
@@ -447,9 +445,6 @@ impl BroadPhase for UniformGrid {
         } else if self.automatic {
             self.retune_if_outgrown();
         }
-        self.store
-            .pairs
-            .remove_pairs_of_removed(&self.store.proxies);
         for k in 0..self.store.proxies.removed_slots().len() {
             let slot = self.store.proxies.removed_slots()[k] as usize;
             self.unplace(slot);
@@ -467,11 +462,15 @@ impl BroadPhase for UniformGrid {
             self.replace(self.moved.slot(k));
         }
         if self.moved.len() * FULL_RATIO > self.store.proxies.len() {
+            // The diff ends the pairs of removed proxies too: none of them is marked.
             self.pair_every_cell();
             self.full_updates += 1;
             self.moved.clear();
             return self.store.finish(events);
         }
+        self.store
+            .pairs
+            .remove_pairs_of_removed(&self.store.proxies);
         if !self.moved.is_empty() {
             let (proxies, moved) = (&self.store.proxies, &self.moved);
             self.store.pairs.retain(|a, b| {
