@@ -1,7 +1,7 @@
 //! Step 1: the boxes' minimum x as order-preserving integer keys, radix sorted.
 
 use super::PruneScratch;
-use crate::util::radix_sort::{radix_sort_keys, sortable_key};
+use crate::util::radix_sort::{sort_distinct_keys, sortable_key};
 use crate::Aabb;
 
 /// The input of one call: slices of boxes with the code tag of each (bipartite sets differ),
@@ -61,7 +61,8 @@ pub(super) fn sort_by_min_x<const N: usize>(
         );
         base += boxes.len() as u64;
     }
-    radix_sort_keys(&mut scratch.keys, &mut scratch.keys_tmp);
+    // The indices ascend in input order, so the keys are distinct and any sort is stable.
+    sort_distinct_keys(&mut scratch.keys, &mut scratch.keys_tmp);
 }
 
 /// Calls to skip the coherent path after it gave up.
