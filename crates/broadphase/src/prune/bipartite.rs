@@ -60,3 +60,32 @@ pub fn bipartite_pairs_with(
     // `a` indices are below `a.len()`, `b` indices above: the low index of a pair is its `a`.
     run_sweep(scratch, options, a.len() as u32, out)
 }
+
+/// Every overlapping pair among `a` and between `a` and `b`, none within `b`, appended to
+/// `out` (cleared first) as indices into `a` followed by `b` (`a.len() + j` for `b[j]`),
+/// the smaller first, in a deterministic order. For a broad phase whose static boxes (`b`)
+/// never pair with each other: one sort and one sweep, as for [`complete_pairs_with`], and
+/// the pairs within `b` are skipped by the tag test instead of being reported and dropped.
+///
+/// Fails with [`Error::CapacityExhausted`] when `a.len() + b.len()` exceeds `u32::MAX`, and
+/// on the pair limit as [`complete_pairs_with`] does.
+///
+/// [`complete_pairs_with`]: super::complete_pairs_with
+pub(crate) fn pairs_except_within_b(
+    a: &[Aabb],
+    b: &[Aabb],
+    options: &PruneOptions,
+    scratch: &mut PruneScratch,
+    out: &mut Vec<(u32, u32)>,
+) -> Result<()> {
+    out.clear();
+    check_options(options)?;
+    if a.len() + b.len() > u32::MAX as usize {
+        return Err(Error::CapacityExhausted);
+    }
+    // Entries of `a` carry no tag, so they pair with everything; two entries of `b` share
+    // `TAG_B`, which the sweep's code test skips.
+    let sources = [(a, 0), (b, TAG_B)];
+    sort_and_gather(scratch, sources, options);
+    run_sweep(scratch, options, 0, out)
+}

@@ -44,6 +44,7 @@ mod transpose;
 use crate::{Aabb, Error, Result};
 
 pub(crate) use arrays::{ArraysView, SweepArrays};
+pub(crate) use bipartite::pairs_except_within_b;
 pub use bipartite::{bipartite_pairs, bipartite_pairs_with};
 pub(crate) use entry::{Entry, EntryParts, PADDING};
 pub(crate) use kernel::Kernel;

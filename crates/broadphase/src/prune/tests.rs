@@ -281,6 +281,59 @@ fn grid_is_used_and_coarsened_when_boxes_are_large() {
     check_complete(&big[2500..3500]);
 }
 
+/// [`pairs_except_within_b`] against brute force: the pairs within `a` and across, every
+/// option giving the same output.
+fn check_except_within_b(a: &[Aabb], b: &[Aabb]) -> usize {
+    let shift = a.len() as u32;
+    let mut expected = brute_complete(a);
+    expected.extend(
+        brute_bipartite(a, b)
+            .into_iter()
+            .map(|(i, j)| (i, j + shift)),
+    );
+    expected.sort_unstable();
+    let mut scratch = PruneScratch::new();
+    let mut reference: [Option<Vec<(u32, u32)>>; 2] = [None, None];
+    for options in all_options() {
+        let mut pairs = Vec::new();
+        pairs_except_within_b(a, b, &options, &mut scratch, &mut pairs).unwrap();
+        scratch.arrays.validate();
+        match &reference[options.bucketing as usize] {
+            Some(first) => assert_eq!(&pairs, first, "{options:?}"),
+            None => reference[options.bucketing as usize] = Some(pairs.clone()),
+        }
+        pairs.sort_unstable();
+        assert_eq!(pairs, expected, "{options:?}");
+    }
+    expected.len()
+}
+
+#[test]
+fn pairs_except_within_b_against_brute_force() {
+    assert_eq!(check_except_within_b(&[], &[]), 0);
+    let one = [boxed([0.0; 3], [1.0; 3])];
+    assert_eq!(check_except_within_b(&one, &[]), 0);
+    assert_eq!(check_except_within_b(&[], &one), 0);
+    assert_eq!(check_except_within_b(&one, &one), 1);
+    let two = [boxed([0.0; 3], [1.0; 3]), boxed([1.0; 3], [2.0; 3])];
+    // Both pairs within `a`'s copy and across, none within `b`.
+    assert_eq!(check_except_within_b(&two, &two), 1 + 4);
+    assert_eq!(check_except_within_b(&one, &two), 2); // closed boxes: touching counts
+    for n in [1, 7, 8, 9, 17] {
+        check_except_within_b(&lattice_boxes(n, 5, 2, 40), &lattice_boxes(n + 3, 5, 2, 41));
+    }
+    let within_b = brute_complete(&lattice_boxes(400, 10, 1, 45)).len();
+    assert!(within_b > 100);
+    check_except_within_b(
+        &random_boxes(1500, 4096.0, 127.0, 42),
+        &random_boxes(900, 4096.0, 127.0, 43),
+    );
+    check_except_within_b(
+        &lattice_boxes(300, 10, 1, 44),
+        &lattice_boxes(400, 10, 1, 45),
+    );
+}
+
 #[test]
 fn bipartite_against_brute_force() {
     assert_eq!(check_bipartite(&[], &[]), 0);

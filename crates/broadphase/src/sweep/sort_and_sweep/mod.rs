@@ -1,14 +1,15 @@
 //! Sort and sweep: sweep and prune that sorts again at every update. An update in which many
-//! boxes moved runs the one-shot box pruning kernel ([`crate::prune::complete_pairs_with`]) on
-//! all live boxes and diffs the result with the previous pair set; one in which few moved
-//! sweeps only those against the boxes at rest (`resting`).
+//! boxes moved runs the one-shot box pruning kernel ([`crate::prune::complete_pairs_with`],
+//! static boxes tagged so that it skips their pairs with each other) on all live boxes and
+//! diffs the result with the previous pair set; one in which few moved sweeps only those
+//! against the boxes at rest (`resting`).
 
 mod resting;
 
 use crate::backend::ProxyStore;
-use crate::prune::{complete_pairs_with, PruneOptions, PruneScratch};
+use crate::prune::{pairs_except_within_b, PruneOptions, PruneScratch};
 use crate::util::MoveBuffer;
-use crate::{Aabb, BroadPhase, PairEvents, Vec3};
+use crate::{Aabb, BroadPhase, PairEvents, ProxyKind, Vec3};
 use resting::{rotate, RestingSet};
 
 /// Sort and sweep: every update sorts all boxes on the axis of largest variance of their
@@ -59,10 +60,12 @@ use resting::{rotate, RestingSet};
 #[derive(Debug, Clone, Default)]
 pub struct SortAndSweep {
     store: ProxyStore,
-    // Scratch reused across updates: live boxes with the sweep axis rotated to x, their slots,
-    // the kernel's buffers and its pairs (indices into `boxes`).
+    // Scratch reused across updates: live boxes with the sweep axis rotated to x (the static
+    // ones last, from `first_static` on), their slots, the kernel's buffers and its pairs
+    // (indices into `boxes`).
     boxes: Vec<Aabb>,
     slots: Vec<u32>,
+    first_static: usize,
     prune: PruneScratch,
     candidates: Vec<(u32, u32)>,
     axis: usize,
@@ -129,18 +132,29 @@ impl SortAndSweep {
     /// The move buffer is grown by the store on insert; nothing else is kept per slot.
     fn grow_slots(&mut self) {}
 
-    /// Copies the live boxes with the sweep axis rotated to x, and their slots. Generic over
-    /// the rotation, so that each axis gets a loop without per-coordinate indexing.
+    /// Copies the live boxes with the sweep axis rotated to x, and their slots: the
+    /// non-static ones, then the static ones (which the kernel does not pair with each other).
+    /// Generic over the rotation, so that each axis gets a loop without per-coordinate
+    /// indexing.
     #[inline]
     fn gather_boxes(&mut self, rotate: impl Fn(Vec3) -> Vec3) {
         self.boxes.clear();
         self.slots.clear();
-        for slot in self.store.proxies.live_slots() {
-            let b = self.store.proxies.aabb(slot);
-            // A permutation of a valid box's coordinates is valid.
-            self.boxes
-                .push(Aabb::new_unchecked(rotate(b.min()), rotate(b.max())));
-            self.slots.push(slot as u32);
+        let proxies = &self.store.proxies;
+        for statics in [false, true] {
+            if statics {
+                self.first_static = self.boxes.len();
+            }
+            for slot in proxies.live_slots() {
+                if (proxies.kind(slot) == ProxyKind::Static) != statics {
+                    continue;
+                }
+                let b = proxies.aabb(slot);
+                // A permutation of a valid box's coordinates is valid.
+                self.boxes
+                    .push(Aabb::new_unchecked(rotate(b.min()), rotate(b.max())));
+                self.slots.push(slot as u32);
+            }
         }
     }
 }
@@ -198,8 +212,15 @@ impl BroadPhase for SortAndSweep {
             max_pairs: Some(self.store.pairs.limit()),
             ..PruneOptions::default()
         };
-        if complete_pairs_with(&self.boxes, &options, &mut self.prune, &mut self.candidates)
-            .is_err()
+        let (moving, statics) = self.boxes.split_at(self.first_static);
+        if pairs_except_within_b(
+            moving,
+            statics,
+            &options,
+            &mut self.prune,
+            &mut self.candidates,
+        )
+        .is_err()
         {
             self.store.pairs.refuse();
         }
