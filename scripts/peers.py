@@ -19,6 +19,7 @@ the same command again, and `--table-only` rewrites the table from the CSVs alon
     scripts/peers.py --scenes settling-pile --sizes 100000 --steps 50
     scripts/peers.py --scenes default --sizes 1000000 --steps 5 --warmup 3 --max-step-ms 10000 \
         --without octree,loose-octree,masking,hgrid,grid,rapier,physx-sap
+    scripts/peers.py --scenes open-world --sizes 1000000 --steps 5 --warmup 3 --no-narrow
     scripts/peers.py --table-only
 """
 
@@ -82,7 +83,8 @@ def csv_path(scene, size):
     return os.path.join(DATA, f"{scene}-{size}.csv")
 
 
-def measure(binary, scene, size, rounds, algorithms, steps=None, warmup=None, max_step_ms=None):
+def measure(binary, scene, size, rounds, algorithms, steps=None, warmup=None, max_step_ms=None,
+            no_narrow=False):
     """Runs one cell; returns bench's exit code (1: two algorithms disagreed on pairs)."""
     command = [
         binary,
@@ -104,6 +106,8 @@ def measure(binary, scene, size, rounds, algorithms, steps=None, warmup=None, ma
         command += ["--warmup", str(warmup)]
     if max_step_ms is not None:
         command += ["--max-step-ms", str(max_step_ms)]
+    if no_narrow:
+        command.append("--no-narrow")
     print(" ".join(command[1:]), file=sys.stderr, flush=True)
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode not in (0, 1) or not result.stdout.strip():
@@ -247,6 +251,9 @@ def main():
     parser.add_argument("--warmup", type=int, help="warm-up steps per run (default: the scene's)")
     parser.add_argument("--max-step-ms", type=float, help="bench's --max-step-ms (default: "
                         "bench's 500; larger for cells whose every peer takes longer)")
+    parser.add_argument("--no-narrow", action="store_true", help="bench's --no-narrow: no narrow "
+                        "phase between the steps (for cells whose narrow phase takes hours; the "
+                        "table reads only the broad-phase times)")
     parser.add_argument("--force", action="store_true", help="measure cells already measured")
     parser.add_argument("--table-only", action="store_true", help="only rewrite the table")
     args = parser.parse_args()
@@ -280,7 +287,7 @@ def main():
                     continue
                 if args.force or not os.path.exists(csv_path(scene, size)):
                     measure(args.binary, scene, size, args.rounds, algorithms, args.steps,
-                            args.warmup, args.max_step_ms)
+                            args.warmup, args.max_step_ms, args.no_narrow)
                     write_table(args.rounds)
     write_table(args.rounds)
 

@@ -12,7 +12,7 @@ use indicatif::ProgressBar;
 use crate::export::files::{check_writable_file, write_atomically};
 use crate::export::quantity::{BYTES_PER_PROXY, CONFIGURATION, NOTE, RANK, STEPS, TOTAL_MS};
 use crate::export::{emit, Field, Format, Report, Row, Statistic, Table, Value};
-use crate::measure::{measure, measure_until, Measurement};
+use crate::measure::{measure, measure_until, Measurement, Settings};
 use crate::options::config::AlgorithmConfig;
 use crate::options::scene::SceneArgs;
 
@@ -230,8 +230,7 @@ fn plan_trials(scene: &Scene, configurations: usize, budget: f64) -> anyhow::Res
         "sort-and-sweep",
         &Default::default(),
         &probe,
-        0,
-        f64::INFINITY,
+        &Settings::default(),
         &ProgressBar::hidden(),
     )?;
     let probe_seconds = probe_start.elapsed().as_secs_f64();
@@ -301,8 +300,10 @@ fn run_trials(
                 &trial.config.algorithm,
                 &trial.config.options()?,
                 &plan.scene,
-                0,
-                limit,
+                &Settings {
+                    max_step_ms: limit,
+                    ..Settings::default()
+                },
                 Some(Instant::now() + share),
                 &ProgressBar::hidden(),
             )?;

@@ -20,7 +20,7 @@ use crate::export::quantity::{
 use crate::export::{
     emit, exporter, markdown, Column, Field, Format, Report, Statistic, Table, Value,
 };
-use crate::measure::{fastest_total, measure, run_fields, run_values, Measurement};
+use crate::measure::{fastest_total, measure, run_fields, run_values, Measurement, Settings};
 use crate::options::algorithms::parse_list;
 use crate::options::scene::SceneArgs;
 
@@ -252,8 +252,7 @@ fn measure_values(
                 name,
                 &Default::default(),
                 scene,
-                0,
-                f64::INFINITY,
+                &Settings::default(),
                 &progress,
             )?;
             match &reference {

@@ -54,6 +54,15 @@ fn time(m: &Measurement, ms: f64) -> Value {
     }
 }
 
+/// A value the narrow phase gives, missing when it did not run.
+fn narrow_only(m: &Measurement, value: Value) -> Value {
+    if m.narrow_phase {
+        value
+    } else {
+        Value::Missing
+    }
+}
+
 /// The columns of a run, in order, with how each is read from the measurement.
 fn columns(with_queries: bool) -> Vec<(Field, Getter)> {
     let mut columns: Vec<(Field, Getter)> = vec![
@@ -66,7 +75,9 @@ fn columns(with_queries: bool) -> Vec<(Field, Getter)> {
             time(m, m.set_aabbs.median)
         }),
         (UPDATE_MS.median().into(), |m, _| time(m, m.update.median)),
-        (NARROW_MS.median().into(), |m, _| time(m, m.narrow.median)),
+        (NARROW_MS.median().into(), |m, _| {
+            narrow_only(m, time(m, m.narrow.median))
+        }),
         (TOTAL_MS.median().into(), |m, _| time(m, m.total.median)),
         (Field::from(TOTAL_MS.mean()).for_programs(), |m, _| {
             time(m, m.total.mean)
@@ -92,7 +103,7 @@ fn columns(with_queries: bool) -> Vec<(Field, Getter)> {
             time(m, m.possible_pairs_mean)
         }),
         (ACTUAL_PAIRS.mean().into(), |m, _| {
-            time(m, m.actual_pairs_mean)
+            narrow_only(m, time(m, m.actual_pairs_mean))
         }),
         (BYTES_PER_PROXY.plain().into(), |m, _| {
             Value::Float(m.bytes_per_proxy)

@@ -34,8 +34,11 @@ pub struct Measurement {
     /// The broad phase proper (`BroadPhase::update`): `update_ms`.
     pub update: Summary,
     /// Exact shape tests of the reported pairs whose objects moved (the others keep their
-    /// result: [`narrow_phase::ContactCache`]).
+    /// result: [`narrow_phase::ContactCache`]); zero when [`Settings::narrow`] is off.
     pub narrow: Summary,
+    /// The narrow phase ran ([`Settings::narrow`]): `narrow` and `actual_pairs_mean` hold
+    /// measurements.
+    pub narrow_phase: bool,
     /// The sum of the three.
     pub total: Summary,
     /// Random box queries and ray casts, when asked for.
@@ -104,20 +107,42 @@ pub struct PhaseMeasurement {
     pub objects_at_end: usize,
 }
 
+/// What a measured run does besides the world's step, the sync and the update, and when it
+/// stops early.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Random box queries and ray casts per measured step, timed apart (none when zero).
+    pub queries: usize,
+    /// A step whose broad phase (sync and update) took longer than this many milliseconds,
+    /// and the two before it, end the run early (see [`Measurement::stopped`]).
+    pub max_step_ms: f64,
+    /// Take the reported pairs through the narrow phase (exact shape tests) at each measured
+    /// step. Off for scenes so large that the narrow phase, the same for every algorithm,
+    /// would take most of the run: `narrow_ms` and `actual_pairs` are then missing and
+    /// `total_ms` is the broad phase alone.
+    pub narrow: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            queries: 0,
+            max_step_ms: f64::INFINITY,
+            narrow: true,
+        }
+    }
+}
+
 /// Runs `name` on `scene`: warm-up steps (the world's step, the sync and the algorithm's
-/// update only, see `StepWork`), then measured steps; `queries` random box queries and ray casts per
-/// measured step are timed apart when non-zero. A step whose broad phase (sync and update)
-/// took longer than `max_step_ms`, and the two before it, end the run early (see
-/// [`Measurement::stopped`]).
+/// update only, see `StepWork`), then measured steps, with what `settings` adds.
 pub fn measure(
     name: &str,
     options: &broadphase::AlgorithmOptions,
     scene: &Scene,
-    queries: usize,
-    max_step_ms: f64,
+    settings: &Settings,
     progress: &ProgressBar,
 ) -> anyhow::Result<Measurement> {
-    measure_until(name, options, scene, queries, max_step_ms, None, progress)
+    measure_until(name, options, scene, settings, None, progress)
 }
 
 /// [`measure`], also stopped (as too slow) when the clock passes `deadline`.
@@ -125,11 +150,15 @@ pub fn measure_until(
     name: &str,
     options: &broadphase::AlgorithmOptions,
     scene: &Scene,
-    queries: usize,
-    max_step_ms: f64,
+    settings: &Settings,
     deadline: Option<Instant>,
     progress: &ProgressBar,
 ) -> anyhow::Result<Measurement> {
+    let Settings {
+        queries,
+        max_step_ms,
+        narrow,
+    } = *settings;
     let budget = Budget::available();
     let objects = scene.max_objects().saturating_add(scene.terrain_boxes);
     let reserved = objects as u128 * BYTES_PER_OBJECT
@@ -163,7 +192,7 @@ pub fn measure_until(
     let mut slow = SlowSteps::default();
     let last = scene.warmup + scene.steps;
     for step in 0..last {
-        let work = StepWork::at(step, scene.warmup);
+        let work = StepWork::at(step, scene.warmup, narrow);
         world.step();
         let start = Instant::now();
         proxies.sync(&world, bp.as_mut())?;
@@ -172,8 +201,10 @@ pub fn measure_until(
         bp.try_update(&mut events).map_err(too_many_pairs)?;
         let updated = Instant::now();
         let mut actual = 0;
-        if work.narrow {
+        if work.record || work.narrow {
             bp.pairs(&mut pairs);
+        }
+        if work.narrow {
             actual = contacts.count(
                 &world,
                 pairs
@@ -181,7 +212,8 @@ pub fn measure_until(
                     .map(|p| (proxies.object(p.a), proxies.object(p.b))),
             );
         }
-        let narrowed = Instant::now();
+        // Without the narrow phase, reading the pairs to count them is not timed.
+        let narrowed = if narrow { Instant::now() } else { updated };
         if work.record {
             queried.run(bp.as_ref(), world.side())?;
         } else {
@@ -210,6 +242,7 @@ pub fn measure_until(
         switches: diagnostics.switches.to_vec(),
         stopped,
         choice_overhead: diagnostics.choice_overhead,
+        narrow_phase: narrow,
         ..samples.summarize(scene, queries > 0)
     })
 }
@@ -220,6 +253,7 @@ pub fn measure_until(
 /// The world moves the same whatever the algorithm and the narrow phase report
 /// (`World::step` reads neither; sphere bounces use a private sort-and-sweep), so a warm-up
 /// step skips the pairs, the narrow phase and the queries, whose times would be thrown away.
+/// A measured step reads the pairs (to count them) even when the narrow phase is off.
 /// The last warm-up step still runs the narrow phase, untimed, so that the first measured
 /// step finds the [`narrow_phase::ContactCache`] warm as every later one does: the cache
 /// re-tests only the pairs with an object that moved in the last step and keeps the others'
@@ -235,11 +269,12 @@ struct StepWork {
 }
 
 impl StepWork {
-    /// The work of step `step` (0-based, warm-up included) after `warmup` warm-up steps.
-    fn at(step: usize, warmup: usize) -> Self {
+    /// The work of step `step` (0-based, warm-up included) after `warmup` warm-up steps;
+    /// without `narrow`, no step runs the narrow phase.
+    fn at(step: usize, warmup: usize, narrow: bool) -> Self {
         let record = step >= warmup;
         Self {
-            narrow: record || step + 1 == warmup,
+            narrow: narrow && (record || step + 1 == warmup),
             record,
         }
     }
@@ -497,7 +532,7 @@ mod tests {
     #[test]
     fn warm_up_steps_skip_the_narrow_phase_but_the_last() {
         let work = |step| {
-            let w = StepWork::at(step, 3);
+            let w = StepWork::at(step, 3, true);
             (w.narrow, w.record)
         };
         let plan: Vec<_> = (0..5).map(work).collect();
@@ -512,12 +547,15 @@ mod tests {
             ]
         );
         assert_eq!(
-            StepWork::at(0, 0),
+            StepWork::at(0, 0, true),
             StepWork {
                 narrow: true,
                 record: true
             }
         );
+        // Without the narrow phase no step runs it, the measured ones still record.
+        assert!((0..5).all(|step| !StepWork::at(step, 3, false).narrow));
+        assert!(StepWork::at(3, 3, false).record);
     }
 
     /// The measured steps report what a run with the narrow phase at every step reports:
@@ -534,15 +572,27 @@ mod tests {
         .unwrap();
         let options = broadphase::AlgorithmOptions::default();
         let progress = ProgressBar::hidden();
-        let m = measure(
+        let settings = Settings {
+            queries: 3,
+            ..Settings::default()
+        };
+        let m = measure("sort-and-sweep", &options, &scene, &settings, &progress).unwrap();
+        // Without the narrow phase: the same pairs, no narrow-phase figures.
+        let broad_only = Settings {
+            narrow: false,
+            ..settings
+        };
+        let b = measure(
             "sort-and-sweep",
             &options,
             &scene,
-            3,
-            f64::INFINITY,
-            &progress,
+            &broad_only,
+            &ProgressBar::hidden(),
         )
         .unwrap();
+        assert_eq!(b.pair_counts, m.pair_counts);
+        assert!(m.narrow_phase && !b.narrow_phase);
+        assert_eq!((b.actual_pairs_mean, b.narrow.max), (0.0, 0.0));
 
         let mut world = World::new(&scene).unwrap();
         let mut bp = broadphase::SortAndSweep::new();

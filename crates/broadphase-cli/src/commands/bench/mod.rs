@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::export::{emit, Format, Report, Row, Table};
 use crate::measure::{
     fastest_total, measure, phase_children, phase_values, run_fields, run_values, Measurement,
+    Settings,
 };
 use crate::options::algorithms::parse_list;
 use crate::options::config::AlgorithmConfig;
@@ -58,6 +59,12 @@ pub struct BenchArgs {
     /// (stopped_at_step).
     #[arg(long, default_value_t = 500.0)]
     max_step_ms: f64,
+    /// Leave out the narrow phase (the exact shape tests of the reported pairs, the same for
+    /// every algorithm): `narrow_ms` and `actual_pairs` stay empty and `total_ms` is the
+    /// broad phase alone. For scenes so large that the narrow phase would take most of the
+    /// run (a million objects).
+    #[arg(long)]
+    no_narrow: bool,
     /// Run the algorithm list this many times in rotation and keep, per algorithm, its round
     /// with the median total time, and per phase of a phased scene the round with that
     /// phase's median sum (a shared machine's speed drifts over minutes; rotation spreads each
@@ -243,8 +250,11 @@ fn measure_all(args: &BenchArgs, plan: &Plan) -> anyhow::Result<Outcome> {
                 name,
                 &plan.options,
                 scene,
-                args.queries,
-                args.max_step_ms,
+                &Settings {
+                    queries: args.queries,
+                    max_step_ms: args.max_step_ms,
+                    narrow: !args.no_narrow,
+                },
                 &progress,
             )?;
             progress.suspend(|| log_run(args, &m));
