@@ -2,8 +2,8 @@
 //! sort and one sweep, each entry tagged with its set; pairs within a set share a tag bit and
 //! are skipped by the same code test that deduplicates grid cells.
 
-use super::{check_options, run_sweep, sort_and_gather, PruneOptions, PruneScratch};
-use crate::{Aabb, Error, Result};
+use super::{prune_sources, PruneOptions, PruneScratch};
+use crate::{Aabb, Result};
 
 const TAG_A: u32 = 1 << 2;
 const TAG_B: u32 = 1 << 3;
@@ -50,15 +50,15 @@ pub fn bipartite_pairs_with(
     scratch: &mut PruneScratch,
     out: &mut Vec<(u32, u32)>,
 ) -> Result<()> {
-    out.clear();
-    check_options(options)?;
-    if a.len() + b.len() > u32::MAX as usize {
-        return Err(Error::CapacityExhausted);
-    }
-    let sources = [(a, TAG_A), (b, TAG_B)];
-    sort_and_gather(scratch, sources, options);
     // `a` indices are below `a.len()`, `b` indices above: the low index of a pair is its `a`.
-    run_sweep(scratch, options, a.len() as u32, out)
+    // (A length past `u32::MAX` fails before the shift is used.)
+    prune_sources(
+        [(a, TAG_A), (b, TAG_B)],
+        a.len() as u32,
+        options,
+        scratch,
+        out,
+    )
 }
 
 /// Every overlapping pair among `a` and between `a` and `b`, none within `b`, appended to
@@ -78,14 +78,7 @@ pub(crate) fn pairs_except_within_b(
     scratch: &mut PruneScratch,
     out: &mut Vec<(u32, u32)>,
 ) -> Result<()> {
-    out.clear();
-    check_options(options)?;
-    if a.len() + b.len() > u32::MAX as usize {
-        return Err(Error::CapacityExhausted);
-    }
     // Entries of `a` carry no tag, so they pair with everything; two entries of `b` share
     // `TAG_B`, which the sweep's code test skips.
-    let sources = [(a, 0), (b, TAG_B)];
-    sort_and_gather(scratch, sources, options);
-    run_sweep(scratch, options, 0, out)
+    prune_sources([(a, 0), (b, TAG_B)], 0, options, scratch, out)
 }

@@ -125,13 +125,26 @@ pub fn complete_pairs_with(
     scratch: &mut PruneScratch,
     out: &mut Vec<(u32, u32)>,
 ) -> Result<()> {
+    prune_sources([(boxes, 0)], 0, options, scratch, out)
+}
+
+/// Steps 1 to 4 on the boxes of `sources`, each set tagged with its code (two entries whose
+/// codes share a bit are not paired): the pairs into `out` (cleared first), the larger index
+/// of each less `shift`. Fails on invalid options and on more than `u32::MAX` boxes.
+fn prune_sources<const N: usize>(
+    sources: sort::Sources<'_, N>,
+    shift: u32,
+    options: &PruneOptions,
+    scratch: &mut PruneScratch,
+    out: &mut Vec<(u32, u32)>,
+) -> Result<()> {
     out.clear();
     check_options(options)?;
-    if boxes.len() > u32::MAX as usize {
+    if sources.iter().map(|(boxes, _)| boxes.len()).sum::<usize>() > u32::MAX as usize {
         return Err(Error::CapacityExhausted);
     }
-    sort_and_gather(scratch, [(boxes, 0)], options);
-    run_sweep(scratch, options, 0, out)
+    sort_and_gather(scratch, sources, options);
+    run_sweep(scratch, options, shift, out)
 }
 
 /// Boxes (at least this many in all) from which they are bucketed into the grid first and

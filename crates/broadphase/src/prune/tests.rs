@@ -126,14 +126,18 @@ fn check_complete(boxes: &[Aabb]) -> usize {
     expected.len()
 }
 
-fn check_bipartite(a: &[Aabb], b: &[Aabb]) -> usize {
-    let mut expected = brute_bipartite(a, b);
+/// `run` (a pruning call on fixed input) against the brute-force pairs `expected`, with
+/// every option: the same set every time, the very same sequence for a given bucketing.
+fn check_against(
+    mut expected: Vec<(u32, u32)>,
+    run: impl Fn(&PruneOptions, &mut PruneScratch, &mut Vec<(u32, u32)>),
+) -> usize {
     expected.sort_unstable();
     let mut scratch = PruneScratch::new();
     let mut reference: [Option<Vec<(u32, u32)>>; 2] = [None, None];
     for options in all_options() {
         let mut pairs = Vec::new();
-        bipartite_pairs_with(a, b, &options, &mut scratch, &mut pairs).unwrap();
+        run(&options, &mut scratch, &mut pairs);
         scratch.arrays.validate();
         match &reference[options.bucketing as usize] {
             Some(first) => assert_eq!(&pairs, first, "{options:?}"),
@@ -143,6 +147,12 @@ fn check_bipartite(a: &[Aabb], b: &[Aabb]) -> usize {
         assert_eq!(pairs, expected, "{options:?}");
     }
     expected.len()
+}
+
+fn check_bipartite(a: &[Aabb], b: &[Aabb]) -> usize {
+    check_against(brute_bipartite(a, b), |options, scratch, pairs| {
+        bipartite_pairs_with(a, b, options, scratch, pairs).unwrap()
+    })
 }
 
 #[test]
@@ -281,8 +291,7 @@ fn grid_is_used_and_coarsened_when_boxes_are_large() {
     check_complete(&big[2500..3500]);
 }
 
-/// [`pairs_except_within_b`] against brute force: the pairs within `a` and across, every
-/// option giving the same output.
+/// [`pairs_except_within_b`] against brute force: the pairs within `a` and across.
 fn check_except_within_b(a: &[Aabb], b: &[Aabb]) -> usize {
     let shift = a.len() as u32;
     let mut expected = brute_complete(a);
@@ -291,21 +300,9 @@ fn check_except_within_b(a: &[Aabb], b: &[Aabb]) -> usize {
             .into_iter()
             .map(|(i, j)| (i, j + shift)),
     );
-    expected.sort_unstable();
-    let mut scratch = PruneScratch::new();
-    let mut reference: [Option<Vec<(u32, u32)>>; 2] = [None, None];
-    for options in all_options() {
-        let mut pairs = Vec::new();
-        pairs_except_within_b(a, b, &options, &mut scratch, &mut pairs).unwrap();
-        scratch.arrays.validate();
-        match &reference[options.bucketing as usize] {
-            Some(first) => assert_eq!(&pairs, first, "{options:?}"),
-            None => reference[options.bucketing as usize] = Some(pairs.clone()),
-        }
-        pairs.sort_unstable();
-        assert_eq!(pairs, expected, "{options:?}");
-    }
-    expected.len()
+    check_against(expected, |options, scratch, pairs| {
+        pairs_except_within_b(a, b, options, scratch, pairs).unwrap()
+    })
 }
 
 #[test]
