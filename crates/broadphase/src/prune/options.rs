@@ -28,7 +28,7 @@ pub struct PruneOptions {
     pub bucketing: bool,
     /// The boxes are the previous call's (same count and indices, same scratch), moved a
     /// little: the sort starts from the previous order and finishes it by insertion sort,
-    /// falling back to the radix sort when the boxes moved too far. The same pairs either
+    /// falling back to a full sort when the boxes moved too far. The same pairs either
     /// way; boxes with equal minima may sort, and so pair, in another order.
     /// For callers with temporal coherence (the `sort-and-sweep` broad phase); off by
     /// default, so that repeated calls on the same boxes measure the full sort.

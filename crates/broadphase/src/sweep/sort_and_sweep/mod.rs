@@ -30,13 +30,14 @@ use resting::{rotate, RestingSet};
 /// When many boxes moved: O(n + k) per update for n boxes and k candidate pairs along the
 /// sweep axis (within the kernel's y/z grid cells). When there is some coherence, the sort
 /// starts from the previous update's order and finishes it by insertion sort (O(n +
-/// inversions), falling back to the radix sort when the boxes moved far; see
-/// [`PruneOptions::coherent`]). When m ≤ n / 4 moved: O(n + m log m + k' + c) for k'
-/// candidates of the moved boxes along the sweep axis (each swept with the union of its old
-/// and new box) and c pairs that began or ended, where the O(n) term is sequential passes (a
-/// walk of the resting cells the moved boxes touch, a merge); only the c changes touch the
-/// pair set. Filters and the static-static exclusion are applied to the pairs found. Memory
-/// O(n) besides the pairs.
+/// inversions), falling back to a full sort when the boxes moved far or their count changed:
+/// a comparison sort below 512 boxes, the radix sort above; see [`PruneOptions::coherent`]).
+/// When m ≤ n / 4 moved: O(n + m log m + k' + c) for k' candidates of the moved boxes along
+/// the sweep axis (each swept with the union of its old and new box) and c pairs that began
+/// or ended, where the O(n) term is sequential passes (a walk of the resting cells the moved
+/// boxes touch, a merge); only the c changes touch the pair set. When many moved, the kernel
+/// skips pairs of two static boxes (they are tagged); filters, and when few moved the
+/// static-static exclusion, are applied to the pairs found. Memory O(n) besides the pairs.
 ///
 /// Worst case: O(n²) per update, when O(n²) pairs of boxes overlap on the sweep axis inside
 /// the same grid cells but not on the others, for instance long boxes along every axis
