@@ -146,8 +146,14 @@ fn bench_and_sweep_name_and_measure_the_same_quantities_alike() {
     // The same scene gives the same counts under the same names.
     let bench_rows = csv_rows(&bench_csv);
     let sweep_rows = csv_rows(&sweep_csv);
-    assert_eq!(bench_rows.len(), 2);
-    for (b, s) in bench_rows.iter().zip(&sweep_rows) {
+    assert_eq!((bench_rows.len(), sweep_rows.len()), (2, 2));
+    // Rows come fastest first, which the machine's load may swap between runs: pair them
+    // by algorithm.
+    for b in &bench_rows {
+        let s = sweep_rows
+            .iter()
+            .find(|s| s["algorithm"] == b["algorithm"])
+            .expect("the same algorithms in both");
         for key in [
             "algorithm",
             "objects",
