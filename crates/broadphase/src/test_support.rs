@@ -102,13 +102,19 @@ pub(crate) fn brute_pair_count(bp: &dyn BroadPhase) -> usize {
     count
 }
 
-/// Drives `ours` (empty) beside brute force through 400 steps over ~300 boxes snapped to a
-/// lattice (touching faces and equal minima common, one box in twenty-five long), each step
-/// moving a share of them from none to all, with insertions, removals with and without
-/// events, and kind and filter changes, so that algorithms with a path for few moved boxes and
-/// one for many take both and switch between them; panics on the first step whose pairs or
-/// events differ.
-pub(crate) fn moved_shares_match_brute_force(ours: &mut dyn BroadPhase, seed: u64) {
+/// Drives `ours` (empty) beside brute force through 400 steps over about `proxies` boxes
+/// snapped to a lattice (touching faces and equal minima common, one box in twenty-five
+/// long), each step moving a share of them from none to all, with insertions, removals with
+/// and without events, and kind and filter changes, so that algorithms with a path for few
+/// moved boxes and one for many take both and switch between them; panics on the first step
+/// whose pairs or events differ. The boxes are dynamic at first, or with `mostly_static`
+/// two in three static (level geometry), which the moves and kind changes then reach too.
+pub(crate) fn moved_shares_match_brute_force(
+    ours: &mut dyn BroadPhase,
+    seed: u64,
+    proxies: usize,
+    mostly_static: bool,
+) {
     let mut rng = SplitMix64::new(seed);
     let mut model = BruteForce::new();
     let (mut events, mut model_events) = (PairEvents::new(), PairEvents::new());
@@ -121,17 +127,15 @@ pub(crate) fn moved_shares_match_brute_force(ours: &mut dyn BroadPhase, seed: u6
         let size = [0; 3].map(|_| (rng.below(if long { 24 } else { 4 }) as f32) * 0.5);
         Aabb::from_arrays(min, [min[0] + size[0], min[1] + size[1], min[2] + size[2]]).unwrap()
     };
-    for _ in 0..300 {
+    for i in 0..proxies {
         let b = random_box(&mut rng);
-        let id = ours
-            .insert(b, ProxyKind::Dynamic, CollisionFilter::ALL)
-            .unwrap();
-        assert_eq!(
-            model
-                .insert(b, ProxyKind::Dynamic, CollisionFilter::ALL)
-                .unwrap(),
-            id
-        );
+        let kind = if mostly_static && i % 3 != 0 {
+            ProxyKind::Static
+        } else {
+            ProxyKind::Dynamic
+        };
+        let id = ours.insert(b, kind, CollisionFilter::ALL).unwrap();
+        assert_eq!(model.insert(b, kind, CollisionFilter::ALL).unwrap(), id);
         ids.push(id);
     }
     for step in 0..400 {

@@ -118,6 +118,8 @@ pub struct ProxyTable {
     free: Vec<u32>,
     removed: Vec<u32>,
     live: usize,
+    /// Live proxies of the static kind.
+    live_static: usize,
 }
 
 impl ProxyTable {
@@ -160,6 +162,7 @@ impl ProxyTable {
             }
         };
         self.live += 1;
+        self.live_static += (kind == ProxyKind::Static) as usize;
         Ok(ProxyId::from_parts(index, self.generations[index as usize]))
     }
 
@@ -191,6 +194,8 @@ impl ProxyTable {
     /// Replaces the kind of a live proxy; returns the slot index.
     pub(crate) fn set_kind(&mut self, id: ProxyId, kind: ProxyKind) -> Result<usize> {
         let i = self.index_of(id)?;
+        self.live_static -= (self.kinds[i] == ProxyKind::Static) as usize;
+        self.live_static += (kind == ProxyKind::Static) as usize;
         self.kinds[i] = kind;
         Ok(i)
     }
@@ -206,6 +211,7 @@ impl ProxyTable {
         };
         self.removed.push(i as u32);
         self.live -= 1;
+        self.live_static -= (self.kinds[i] == ProxyKind::Static) as usize;
         Ok(i)
     }
 
@@ -269,6 +275,7 @@ impl ProxyTable {
             }
         }
         self.live = 0;
+        self.live_static = 0;
         self.release_removed();
         // Reuse low indices first after a clear, deterministically.
         self.free.sort_unstable_by(|a, b| b.cmp(a));
@@ -278,6 +285,12 @@ impl ProxyTable {
     #[inline]
     pub fn len(&self) -> usize {
         self.live
+    }
+
+    /// Number of live proxies of the static kind.
+    #[inline]
+    pub fn static_count(&self) -> usize {
+        self.live_static
     }
 
     /// True when no proxy is live.
@@ -439,6 +452,36 @@ mod tests {
         let never = ProxyId::from_parts(999, 0);
         assert_eq!(table.index_of(never), Err(Error::StaleProxy(never)));
         assert_eq!(table.len(), 2);
+    }
+
+    #[test]
+    fn static_count_follows_inserts_kind_changes_and_removals() {
+        let mut table = ProxyTable::new();
+        let mut insert = |kind| {
+            table
+                .insert(unit_box(), kind, CollisionFilter::ALL, 0)
+                .unwrap()
+        };
+        let (a, b, c) = (
+            insert(ProxyKind::Static),
+            insert(ProxyKind::Static),
+            insert(ProxyKind::Dynamic),
+        );
+        assert_eq!((table.static_count(), table.len()), (2, 3));
+        table.set_kind(c, ProxyKind::Static).unwrap();
+        table.set_kind(c, ProxyKind::Static).unwrap();
+        table.set_kind(a, ProxyKind::Dynamic).unwrap();
+        assert_eq!(table.static_count(), 2);
+        table.remove(b, true).unwrap();
+        table.remove(a, false).unwrap();
+        assert_eq!((table.static_count(), table.len()), (1, 1));
+        table.release_removed();
+        table
+            .insert(unit_box(), ProxyKind::Static, CollisionFilter::ALL, 0)
+            .unwrap();
+        assert_eq!(table.static_count(), 2);
+        table.clear();
+        assert_eq!((table.static_count(), table.len()), (0, 0));
     }
 
     #[test]

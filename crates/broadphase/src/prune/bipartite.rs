@@ -11,7 +11,8 @@ const TAG_B: u32 = 1 << 3;
 /// Every pair `(i, j)` with `a[i]` and `b[j]` overlapping (closed boxes), each once, appended
 /// to `out` (cleared first) in a deterministic order.
 ///
-/// Fails with [`Error::CapacityExhausted`] when `a.len() + b.len()` exceeds `u32::MAX`.
+/// Fails with [`Error::CapacityExhausted`](crate::Error::CapacityExhausted) when `a.len() +
+/// b.len()` exceeds `u32::MAX`.
 ///
 /// # When to use
 /// Pairs between two sets without the pairs within each: projectiles against targets, a
@@ -67,8 +68,8 @@ pub fn bipartite_pairs_with(
 /// never pair with each other: one sort and one sweep, as for [`complete_pairs_with`], and
 /// the pairs within `b` are skipped by the tag test instead of being reported and dropped.
 ///
-/// Fails with [`Error::CapacityExhausted`] when `a.len() + b.len()` exceeds `u32::MAX`, and
-/// on the pair limit as [`complete_pairs_with`] does.
+/// Fails with [`Error::CapacityExhausted`](crate::Error::CapacityExhausted) when `a.len() +
+/// b.len()` exceeds `u32::MAX`, and on the pair limit as [`complete_pairs_with`] does.
 ///
 /// [`complete_pairs_with`]: super::complete_pairs_with
 pub(crate) fn pairs_except_within_b(

@@ -292,7 +292,7 @@ fn few_and_many_moved_boxes_match_the_model() {
             max_cells_per_box: max_cells,
         })
         .unwrap();
-        moved_shares_match_brute_force(&mut grid, 12);
+        moved_shares_match_brute_force(&mut grid, 12, 300, false);
         assert!(grid.full_updates() > 100, "{}", grid.full_updates());
         assert!(grid.full_updates() < 350, "{}", grid.full_updates());
         if max_cells == 4 {

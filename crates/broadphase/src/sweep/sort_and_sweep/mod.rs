@@ -2,15 +2,18 @@
 //! boxes moved runs the one-shot box pruning kernel ([`crate::prune::complete_pairs_with`],
 //! static boxes tagged so that it skips their pairs with each other) on all live boxes and
 //! diffs the result with the previous pair set; one in which few moved sweeps only those
-//! against the boxes at rest (`resting`).
+//! against the boxes at rest (`resting`). A small scene of mostly static boxes keeps them
+//! sorted between full updates (`small`).
 
 mod resting;
+mod small;
 
 use crate::backend::ProxyStore;
 use crate::prune::{pairs_except_within_b, PruneOptions, PruneScratch};
 use crate::util::MoveBuffer;
 use crate::{Aabb, BroadPhase, PairEvents, ProxyKind, Vec3};
 use resting::{rotate, RestingSet};
+use small::SmallPath;
 
 /// Sort and sweep: every update sorts all boxes on the axis of largest variance of their
 /// centres and sweeps them ([Ericson05, sec. 7.5], via [Zych16, ch. 2.3.1]).
@@ -18,7 +21,10 @@ use resting::{rotate, RestingSet};
 /// When at most a quarter of the boxes moved (were given a box, inserted, or changed kind)
 /// since the last update, only they are sorted and swept, against each other and against
 /// the resting boxes, which stay sorted between updates; this is how PhysX's ABP treats its
-/// sleeping objects.
+/// sleeping objects. In a scene of at most 256 boxes of which at least half are static (a
+/// game level), a full update keeps the static boxes sorted from one update to the next
+/// and gathers, sorts and sweeps only the others, meeting the static ones in one walk of the
+/// two sorted lists.
 ///
 /// # When to use
 /// Scenes with little temporal coherence (fast or teleporting proxies, many insertions and
@@ -35,7 +41,8 @@ use resting::{rotate, RestingSet};
 /// When m ≤ n / 4 moved: O(n + m log m + k' + c) for k' candidates of the moved boxes along
 /// the sweep axis (each swept with the union of its old and new box) and c pairs that began
 /// or ended, where the O(n) term is sequential passes (a walk of the resting cells the moved
-/// boxes touch, a merge); only the c changes touch the pair set. When many moved, the kernel
+/// boxes touch, a merge); only the c changes touch the pair set. In a small scene of s static
+/// and m other boxes: O(m log m + s + k) (O(s log s) more when a static box changed). When many moved, the kernel
 /// skips pairs of two static boxes (they are tagged); filters, and when few moved the
 /// static-static exclusion, are applied to the pairs found. Memory O(n) besides the pairs.
 ///
@@ -79,6 +86,10 @@ pub struct SortAndSweep {
     moved: MoveBuffer,
     /// The boxes at rest, for updates in which few moved.
     resting: RestingSet,
+    /// The sorted static boxes of a small scene, for its full updates.
+    small: SmallPath,
+    /// Full updates that took the small scenes' path (for tests).
+    small_updates: u64,
 }
 
 /// An update sweeps only the moved boxes when at most one in this many moved.
@@ -193,11 +204,36 @@ impl BroadPhase for SortAndSweep {
             self.resting
                 .update(&mut self.store, &self.moved, axis, rebuild);
             self.resting_updates += 1;
+            // The moves it consumes may include static ones.
+            self.small.invalidate();
             self.moved.clear();
             return self.store.finish(events);
         }
-        self.moved.clear();
         self.resting.invalidate();
+        if count <= small::MAX_BOXES
+            && self
+                .small
+                .pairs(&self.store, &self.moved, axis, &mut self.candidates)
+        {
+            self.small_updates += 1;
+            self.moved.clear();
+            if self.candidates.len() > self.store.pairs.limit() {
+                self.store.pairs.refuse();
+            }
+            let proxies = &self.store.proxies;
+            self.store.pairs.begin_full();
+            for &(a, b) in &self.candidates {
+                if proxies.can_pair(a as usize, b as usize) {
+                    self.store.pairs.mark(a, b);
+                }
+            }
+            self.store.pairs.end_full();
+            return self.store.finish(events);
+        }
+        if count > small::MAX_BOXES {
+            self.small.invalidate();
+        }
+        self.moved.clear();
         match axis {
             0 => self.gather_boxes(|v| v),
             1 => self.gather_boxes(|v| rotate(v, 1)),
@@ -242,6 +278,7 @@ impl BroadPhase for SortAndSweep {
         self.axis_age = 0;
         self.moved.clear();
         self.resting.invalidate();
+        self.small.invalidate();
     }
 
     crate::backend::store_accessors!(store);
@@ -253,6 +290,7 @@ impl BroadPhase for SortAndSweep {
             + self.prune.memory_bytes()
             + self.moved.memory_bytes()
             + self.resting.memory_bytes()
+            + self.small.memory_bytes()
     }
 }
 
@@ -262,7 +300,7 @@ crate::backend::impl_candidate!(SortAndSweep, store);
 mod tests {
     use super::*;
     use crate::test_support::{
-        assert_matches_brute_force, insert_dynamic, moved_shares_match_brute_force,
+        assert_matches_brute_force, insert_dynamic, moved_shares_match_brute_force, sorted_pairs,
     };
 
     /// Each step moves a share of the boxes from none to all, so that updates take both
@@ -271,10 +309,73 @@ mod tests {
     #[test]
     fn few_moved_boxes_swept_against_the_resting_ones_match_the_model() {
         let mut ours = SortAndSweep::new();
-        moved_shares_match_brute_force(&mut ours, 11);
+        moved_shares_match_brute_force(&mut ours, 11, 300, false);
         // Both paths ran, many times each.
         assert!(ours.resting_updates() > 100, "{}", ours.resting_updates());
         assert!(ours.resting_updates() < 350, "{}", ours.resting_updates());
+    }
+
+    /// The same in a small scene, where the full updates keep the static boxes sorted between
+    /// updates: boxes made static and dynamic again, static boxes moved, removed and
+    /// re-inserted, also by updates that took the moved-against-resting path in between.
+    #[test]
+    fn small_scenes_keep_their_static_boxes_exactly() {
+        for seed in [3, 21, 40] {
+            let mut ours = SortAndSweep::new();
+            moved_shares_match_brute_force(&mut ours, seed, 120, true);
+            assert!(ours.resting_updates() > 50, "{}", ours.resting_updates());
+            assert!(ours.small_updates > 25, "{}", ours.small_updates);
+        }
+        assert_matches_brute_force(&|| Box::new(SortAndSweep::new()), 150, 12, 5);
+    }
+
+    /// A static box moved by an update that took the moved-against-resting path is seen by
+    /// the next full update, which moves no static box itself.
+    #[test]
+    fn a_static_box_moved_between_full_updates_is_seen() {
+        let (mut ours, mut model) = (SortAndSweep::new(), crate::BruteForce::new());
+        let mut ids = Vec::new();
+        let cube = |x: f32, y: f32| Aabb::new(Vec3::new(x, y, 0.0), Vec3::new(x, y, 0.0) + 1.0);
+        for i in 0..100 {
+            let kind = if i < 70 {
+                ProxyKind::Static
+            } else {
+                ProxyKind::Dynamic
+            };
+            let b = cube((i % 10) as f32 * 3.0, (i / 10) as f32 * 3.0).unwrap();
+            let id = ours.insert(b, kind, crate::CollisionFilter::ALL).unwrap();
+            assert_eq!(model.insert(b, kind, crate::CollisionFilter::ALL), Ok(id));
+            ids.push(id);
+        }
+        let (mut events, mut model_events) = (PairEvents::new(), PairEvents::new());
+        let mut step = |ours: &mut SortAndSweep, model: &mut crate::BruteForce| {
+            ours.update(&mut events);
+            model.update(&mut model_events);
+            assert_eq!(sorted_pairs(ours), sorted_pairs(model));
+        };
+        step(&mut ours, &mut model);
+        // The static box at (0, 0) onto the dynamic one at (0, 21): few moved.
+        let onto = cube(0.5, 21.5).unwrap();
+        for bp in [&mut ours as &mut dyn BroadPhase, &mut model] {
+            bp.set_aabb(ids[0], onto).unwrap();
+        }
+        step(&mut ours, &mut model);
+        let resting = ours.resting_updates();
+        assert_eq!(resting, 1);
+        // Every dynamic box nudged: a full update, on the small scenes' path.
+        for (k, &id) in ids.iter().enumerate().skip(70) {
+            let b = cube((k % 10) as f32 * 3.0 + 0.25, (k / 10) as f32 * 3.0).unwrap();
+            for bp in [&mut ours as &mut dyn BroadPhase, &mut model] {
+                bp.set_aabb(id, b).unwrap();
+            }
+        }
+        let small = ours.small_updates;
+        step(&mut ours, &mut model);
+        assert_eq!(
+            (ours.resting_updates(), ours.small_updates),
+            (resting, small + 1)
+        );
+        assert!(sorted_pairs(&model).contains(&(0, 70)));
     }
 
     /// Enough proxies for the kernel's y/z grid, on every scenario (statics, filters, removals).

@@ -1,0 +1,207 @@
+//! The full update of a small scene with static boxes (level geometry): the static boxes stay
+//! sorted between updates, so that an update gathers, sorts and sweeps only the others, and
+//! meets the static boxes in one walk of the two sorted lists, never visiting a pair of two
+//! static boxes. Below a few hundred boxes everything is in the first-level cache and the
+//! one-shot kernel's fixed costs (its grid, its tags, sorting every box) are most of an
+//! update; this is the plain, cache-resident path that [Terdiman07, "Box pruning revisited"]
+//! describes for the bipartite case.
+
+use crate::backend::{sortable_key, ProxyStore};
+use crate::util::MoveBuffer;
+use crate::{Aabb, ProxyKind};
+
+use super::resting::rotate;
+
+/// Scenes of at most this many live boxes, at least half of them static, take this path.
+pub(super) const MAX_BOXES: usize = 256;
+
+/// Boxes rotated so that the sweep axis is x, sorted by minimum x (then slot), and their
+/// slots.
+#[derive(Debug, Clone, Default)]
+struct SortedBoxes {
+    boxes: Vec<Aabb>,
+    slots: Vec<u32>,
+}
+
+impl SortedBoxes {
+    fn memory_bytes(&self) -> usize {
+        self.boxes.capacity() * std::mem::size_of::<Aabb>() + self.slots.capacity() * 4
+    }
+}
+
+/// The sorted static boxes and the scratch of an update.
+#[derive(Debug, Clone, Default)]
+pub(super) struct SmallPath {
+    /// False until built, and whenever a static box may have changed since.
+    valid: bool,
+    axis: usize,
+    statics: SortedBoxes,
+    /// Per slot: whether its box is in `statics`.
+    cached: Vec<bool>,
+    /// The other boxes, this update.
+    movers: SortedBoxes,
+    /// Sort keys (minimum x, then gather index) and the gathered boxes, unsorted.
+    keys: Vec<u64>,
+    gathered: SortedBoxes,
+}
+
+impl SmallPath {
+    /// Forgets the static boxes: the next update collects them again.
+    pub(super) fn invalidate(&mut self) {
+        self.valid = false;
+    }
+
+    /// Heap bytes held.
+    pub(super) fn memory_bytes(&self) -> usize {
+        self.statics.memory_bytes()
+            + self.movers.memory_bytes()
+            + self.gathered.memory_bytes()
+            + self.keys.capacity() * 8
+            + self.cached.capacity()
+    }
+
+    /// Into `out` (cleared first), every pair of slots of `store` whose boxes overlap (closed
+    /// boxes, filters not applied), except the pairs of two static boxes, sweeping on `axis`;
+    /// false, with `out` untouched, when fewer than half the live boxes are static (the
+    /// kernel's vectorised sweep then does better on the others). `moved` lists the proxies
+    /// moved, inserted or given a new kind since the last update: when one of them, or a
+    /// removed proxy, is or was static, the static boxes are sorted again. Must be called at
+    /// every full update, and the path invalidated at every other, so that no change to a
+    /// static box goes unseen. O(m log m + s + k) for m other boxes, s static ones and k
+    /// candidate pairs along the sweep axis; O(s log s) more when the static boxes changed.
+    pub(super) fn pairs(
+        &mut self,
+        store: &ProxyStore,
+        moved: &MoveBuffer,
+        axis: usize,
+        out: &mut Vec<(u32, u32)>,
+    ) -> bool {
+        let proxies = store.proxies();
+        if proxies.static_count() * 2 < proxies.len() {
+            self.invalidate();
+            return false;
+        }
+        if !self.statics_unchanged(store, moved, axis) {
+            self.collect(store, axis, true);
+            self.cached.clear();
+            self.cached.resize(proxies.slot_count(), false);
+            for &slot in &self.statics.slots {
+                self.cached[slot as usize] = true;
+            }
+            self.axis = axis;
+            self.valid = true;
+        }
+        self.collect(store, axis, false);
+        out.clear();
+        sweep_within(&self.movers, out);
+        sweep_between(&self.movers, &self.statics, out);
+        true
+    }
+
+    /// True when the sorted static boxes are those of `store` now: built for `axis`, and no
+    /// proxy moved, inserted, removed or given a new kind since is or was static.
+    fn statics_unchanged(&self, store: &ProxyStore, moved: &MoveBuffer, axis: usize) -> bool {
+        let proxies = store.proxies();
+        let touches_statics = |slot: usize| {
+            self.cached.get(slot).copied().unwrap_or(false)
+                || (proxies.is_live(slot) && proxies.kind(slot) == ProxyKind::Static)
+        };
+        self.valid
+            && self.axis == axis
+            && (0..moved.len()).all(|k| !touches_statics(moved.slot(k)))
+            && proxies
+                .removed_slots()
+                .iter()
+                .all(|&slot| !touches_statics(slot as usize))
+    }
+
+    /// Into `statics` (with `statics` true) or `movers`, the live boxes of that kind, rotated
+    /// for `axis` and sorted.
+    fn collect(&mut self, store: &ProxyStore, axis: usize, statics: bool) {
+        let proxies = store.proxies();
+        let (keys, gathered) = (&mut self.keys, &mut self.gathered);
+        keys.clear();
+        gathered.boxes.clear();
+        gathered.slots.clear();
+        for slot in proxies.live_slots() {
+            if (proxies.kind(slot) == ProxyKind::Static) != statics {
+                continue;
+            }
+            let b = proxies.aabb(slot);
+            // A permutation of a valid box's coordinates is valid.
+            let b = Aabb::new_unchecked(rotate(b.min(), axis), rotate(b.max(), axis));
+            keys.push((sortable_key(b.min().x) as u64) << 32 | gathered.boxes.len() as u64);
+            gathered.boxes.push(b);
+            gathered.slots.push(slot as u32);
+        }
+        // The keys end in distinct indices (in slot order): any sort gives one order.
+        keys.sort_unstable();
+        let out = if statics {
+            &mut self.statics
+        } else {
+            &mut self.movers
+        };
+        out.boxes.clear();
+        out.slots.clear();
+        for &key in keys.iter() {
+            let index = key as u32 as usize;
+            out.boxes.push(gathered.boxes[index]);
+            out.slots.push(gathered.slots[index]);
+        }
+    }
+}
+
+/// Overlap on y and z of two boxes already known to overlap on x.
+#[inline]
+fn overlaps_yz(a: &Aabb, b: &Aabb) -> bool {
+    let (a_min, a_max, b_min, b_max) = (a.min(), a.max(), b.min(), b.max());
+    a_min.y <= b_max.y && b_min.y <= a_max.y && a_min.z <= b_max.z && b_min.z <= a_max.z
+}
+
+/// The overlapping pairs of one sorted list, as slot pairs.
+fn sweep_within(list: &SortedBoxes, out: &mut Vec<(u32, u32)>) {
+    let (boxes, slots) = (&list.boxes, &list.slots);
+    for (i, a) in boxes.iter().enumerate() {
+        for (j, b) in boxes.iter().enumerate().skip(i + 1) {
+            if b.min().x > a.max().x {
+                break;
+            }
+            if overlaps_yz(a, b) {
+                out.push((slots[i], slots[j]));
+            }
+        }
+    }
+}
+
+/// The overlapping pairs between two lists sorted by minimum x, by one walk of both: each pair
+/// is met by whichever box starts lower on x (the first list's on ties), which scans the other
+/// list from where the walk stands up to its own maximum x.
+fn sweep_between(a: &SortedBoxes, b: &SortedBoxes, out: &mut Vec<(u32, u32)>) {
+    let (a_boxes, a_slots, b_boxes, b_slots) = (&a.boxes, &a.slots, &b.boxes, &b.slots);
+    let (mut i, mut j) = (0, 0);
+    while i < a_boxes.len() && j < b_boxes.len() {
+        if a_boxes[i].min().x <= b_boxes[j].min().x {
+            let a = &a_boxes[i];
+            for (k, b) in b_boxes.iter().enumerate().skip(j) {
+                if b.min().x > a.max().x {
+                    break;
+                }
+                if overlaps_yz(a, b) {
+                    out.push((a_slots[i], b_slots[k]));
+                }
+            }
+            i += 1;
+        } else {
+            let b = &b_boxes[j];
+            for (k, a) in a_boxes.iter().enumerate().skip(i) {
+                if a.min().x > b.max().x {
+                    break;
+                }
+                if overlaps_yz(a, b) {
+                    out.push((a_slots[k], b_slots[j]));
+                }
+            }
+            j += 1;
+        }
+    }
+}
