@@ -158,18 +158,26 @@ fn overlaps_yz(a: &Aabb, b: &Aabb) -> bool {
     a_min.y <= b_max.y && b_min.y <= a_max.y && a_min.z <= b_max.z && b_min.z <= a_max.z
 }
 
+/// Calls `pair` with the index of every box of `list` from `from` on that overlaps `pivot`,
+/// given that those boxes start on x no lower than `pivot` does (the list is sorted by
+/// minimum x): the scan stops at the first that starts past `pivot`'s end.
+#[inline]
+fn scan(pivot: &Aabb, list: &[Aabb], from: usize, mut pair: impl FnMut(usize)) {
+    for (k, b) in list.iter().enumerate().skip(from) {
+        if b.min().x > pivot.max().x {
+            break;
+        }
+        if overlaps_yz(pivot, b) {
+            pair(k);
+        }
+    }
+}
+
 /// The overlapping pairs of one sorted list, as slot pairs.
 fn sweep_within(list: &SortedBoxes, out: &mut Vec<(u32, u32)>) {
     let (boxes, slots) = (&list.boxes, &list.slots);
     for (i, a) in boxes.iter().enumerate() {
-        for (j, b) in boxes.iter().enumerate().skip(i + 1) {
-            if b.min().x > a.max().x {
-                break;
-            }
-            if overlaps_yz(a, b) {
-                out.push((slots[i], slots[j]));
-            }
-        }
+        scan(a, boxes, i + 1, |j| out.push((slots[i], slots[j])));
     }
 }
 
@@ -177,30 +185,17 @@ fn sweep_within(list: &SortedBoxes, out: &mut Vec<(u32, u32)>) {
 /// is met by whichever box starts lower on x (the first list's on ties), which scans the other
 /// list from where the walk stands up to its own maximum x.
 fn sweep_between(a: &SortedBoxes, b: &SortedBoxes, out: &mut Vec<(u32, u32)>) {
-    let (a_boxes, a_slots, b_boxes, b_slots) = (&a.boxes, &a.slots, &b.boxes, &b.slots);
     let (mut i, mut j) = (0, 0);
-    while i < a_boxes.len() && j < b_boxes.len() {
-        if a_boxes[i].min().x <= b_boxes[j].min().x {
-            let a = &a_boxes[i];
-            for (k, b) in b_boxes.iter().enumerate().skip(j) {
-                if b.min().x > a.max().x {
-                    break;
-                }
-                if overlaps_yz(a, b) {
-                    out.push((a_slots[i], b_slots[k]));
-                }
-            }
+    while i < a.boxes.len() && j < b.boxes.len() {
+        if a.boxes[i].min().x <= b.boxes[j].min().x {
+            scan(&a.boxes[i], &b.boxes, j, |k| {
+                out.push((a.slots[i], b.slots[k]))
+            });
             i += 1;
         } else {
-            let b = &b_boxes[j];
-            for (k, a) in a_boxes.iter().enumerate().skip(i) {
-                if a.min().x > b.max().x {
-                    break;
-                }
-                if overlaps_yz(a, b) {
-                    out.push((a_slots[k], b_slots[j]));
-                }
-            }
+            scan(&b.boxes[j], &a.boxes, i, |k| {
+                out.push((a.slots[k], b.slots[j]))
+            });
             j += 1;
         }
     }
