@@ -6,7 +6,7 @@ use crate::backend::{ProxyStore, ProxyTable};
 use crate::grid::cell_hash::{CellKey, CellRange};
 use crate::grid::stored::{CellStore, Placement};
 use crate::util::MoveBuffer;
-use crate::{Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, Result};
+use crate::{Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Result};
 
 /// Tuning of [`UniformGrid`].
 ///
@@ -97,6 +97,8 @@ pub struct UniformGrid {
     since_retune: u32,
     /// Scratch of [`automatic_cell_size`].
     edges: Vec<f32>,
+    /// Scratch of [`UniformGrid::pair_every_cell`]: one cell's non-static and static slots.
+    cell_split: (Vec<u32>, Vec<u32>),
     /// Updates that found every pair again (see [`FULL_RATIO`]).
     full_updates: u64,
 }
@@ -120,6 +122,7 @@ impl UniformGrid {
             automatic: true,
             since_retune: 0,
             edges: Vec::new(),
+            cell_split: (Vec::new(), Vec::new()),
             full_updates: 0,
         }
     }
@@ -370,19 +373,38 @@ impl UniformGrid {
     /// record holds its key and first slots in one cache line and the records are read in
     /// sequence, where looking up the cells of every box would hash each of them, and the
     /// diff compares the pairs that persist in sequence instead of looking each up in the
-    /// pair set.
+    /// pair set. Pairs of two static boxes, which never pair, are not visited.
     fn pair_every_cell(&mut self) {
         let proxies = &self.store.proxies;
         let (stored, pairs) = (&self.stored, &mut self.store.pairs);
+        let (dynamic, statics) = &mut self.cell_split;
+        let any_static = proxies.static_count() > 0;
         pairs.begin_full();
         stored.cells.for_each_cell(|key, items| {
-            for (i, &a) in items.iter().enumerate() {
+            // Two static boxes never pair: with static boxes in the scene, each cell's slots
+            // are split so that their pairs are never visited (in a world of level geometry
+            // they are most of a cell's).
+            let (dynamic, statics): (&[u32], &[u32]) = if any_static {
+                dynamic.clear();
+                statics.clear();
+                for &slot in items {
+                    if proxies.kind(slot as usize) == ProxyKind::Static {
+                        statics.push(slot);
+                    } else {
+                        dynamic.push(slot);
+                    }
+                }
+                (dynamic, statics)
+            } else {
+                (items, &[])
+            };
+            for (i, &a) in dynamic.iter().enumerate() {
                 let (a, box_a, range_a) = (
                     a as usize,
                     proxies.aabb(a as usize),
                     &stored.ranges[a as usize],
                 );
-                for &b in &items[i + 1..] {
+                for &b in dynamic[i + 1..].iter().chain(statics) {
                     let b = b as usize;
                     if box_a.overlaps(proxies.aabb(b))
                         && range_a.corner_cell(&stored.ranges[b]) == key.coords
