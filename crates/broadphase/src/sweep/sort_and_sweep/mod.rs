@@ -42,9 +42,10 @@ use small::SmallPath;
 /// the sweep axis (each swept with the union of its old and new box) and c pairs that began
 /// or ended, where the O(n) term is sequential passes (a walk of the resting cells the moved
 /// boxes touch, a merge); only the c changes touch the pair set. In a small scene of s static
-/// and m other boxes: O(m log m + s + k) (O(s log s) more when a static box changed). When many moved, the kernel
-/// skips pairs of two static boxes (they are tagged); filters, and when few moved the
-/// static-static exclusion, are applied to the pairs found. Memory O(n) besides the pairs.
+/// and m other boxes: O(m log m + s + k) (O(s log s) more when a static box changed). When
+/// many moved, the kernel skips pairs of two static boxes (they are tagged); filters, and
+/// when few moved the static-static exclusion, are applied to the pairs found. Memory O(n)
+/// besides the pairs.
 ///
 /// Worst case: O(n²) per update, when O(n²) pairs of boxes overlap on the sweep axis inside
 /// the same grid cells but not on the others, for instance long boxes along every axis
