@@ -221,14 +221,7 @@ impl BroadPhase for SortAndSweep {
             if self.candidates.len() > self.store.pairs.limit() {
                 self.store.pairs.refuse();
             }
-            let proxies = &self.store.proxies;
-            self.store.pairs.begin_full();
-            for &(a, b) in &self.candidates {
-                if proxies.can_pair(a as usize, b as usize) {
-                    self.store.pairs.mark(a, b);
-                }
-            }
-            self.store.pairs.end_full();
+            mark_allowed(&mut self.store, &self.candidates, |slot| slot);
             return self.store.finish(events);
         }
         if count > small::MAX_BOXES {
@@ -240,7 +233,6 @@ impl BroadPhase for SortAndSweep {
             1 => self.gather_boxes(|v| rotate(v, 1)),
             _ => self.gather_boxes(|v| rotate(v, 2)),
         }
-        let proxies = &self.store.proxies;
         // Coherent: the boxes are last update's, moved, so the sort starts from last order.
         // Live slots are far fewer than u32::MAX (the table hands out u32 indices), and the
         // options are valid, so the kernel fails only on the pair limit: the candidates are
@@ -263,14 +255,8 @@ impl BroadPhase for SortAndSweep {
             self.store.pairs.refuse();
         }
 
-        self.store.pairs.begin_full();
-        for &(i, j) in &self.candidates {
-            let (a, b) = (self.slots[i as usize], self.slots[j as usize]);
-            if proxies.can_pair(a as usize, b as usize) {
-                self.store.pairs.mark(a, b);
-            }
-        }
-        self.store.pairs.end_full();
+        let slots = &self.slots;
+        mark_allowed(&mut self.store, &self.candidates, |i| slots[i as usize]);
         self.store.finish(events)
     }
 
@@ -293,6 +279,20 @@ impl BroadPhase for SortAndSweep {
             + self.resting.memory_bytes()
             + self.small.memory_bytes()
     }
+}
+
+/// Makes the pair set of a full update the `candidates` (slots after `slot`) that filters
+/// and kinds allow, diffed with the last set.
+fn mark_allowed(store: &mut ProxyStore, candidates: &[(u32, u32)], slot: impl Fn(u32) -> u32) {
+    let (proxies, pairs) = (&store.proxies, &mut store.pairs);
+    pairs.begin_full();
+    for &(i, j) in candidates {
+        let (a, b) = (slot(i), slot(j));
+        if proxies.can_pair(a as usize, b as usize) {
+            pairs.mark(a, b);
+        }
+    }
+    pairs.end_full();
 }
 
 crate::backend::impl_candidate!(SortAndSweep, store);

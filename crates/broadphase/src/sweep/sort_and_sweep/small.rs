@@ -6,11 +6,11 @@
 //! update; this is the plain, cache-resident path that [Terdiman07, "Box pruning revisited"]
 //! describes for the bipartite case.
 
-use crate::backend::{sortable_key, ProxyStore};
+use crate::backend::ProxyStore;
 use crate::util::MoveBuffer;
 use crate::{Aabb, ProxyKind};
 
-use super::resting::rotate;
+use super::resting::{overlaps_yz, rotated, sort_key};
 
 /// Scenes of at most this many live boxes, at least half of them static, take this path.
 pub(super) const MAX_BOXES: usize = 256;
@@ -127,10 +127,8 @@ impl SmallPath {
             if (proxies.kind(slot) == ProxyKind::Static) != statics {
                 continue;
             }
-            let b = proxies.aabb(slot);
-            // A permutation of a valid box's coordinates is valid.
-            let b = Aabb::new_unchecked(rotate(b.min(), axis), rotate(b.max(), axis));
-            keys.push((sortable_key(b.min().x) as u64) << 32 | gathered.boxes.len() as u64);
+            let b = rotated(proxies.aabb(slot), axis);
+            keys.push(sort_key(&b, gathered.boxes.len()));
             gathered.boxes.push(b);
             gathered.slots.push(slot as u32);
         }
@@ -149,13 +147,6 @@ impl SmallPath {
             out.slots.push(gathered.slots[index]);
         }
     }
-}
-
-/// Overlap on y and z of two boxes already known to overlap on x.
-#[inline]
-fn overlaps_yz(a: &Aabb, b: &Aabb) -> bool {
-    let (a_min, a_max, b_min, b_max) = (a.min(), a.max(), b.min(), b.max());
-    a_min.y <= b_max.y && b_min.y <= a_max.y && a_min.z <= b_max.z && b_min.z <= a_max.z
 }
 
 /// Calls `pair` with the index of every box of `list` from `from` on that overlaps `pivot`,

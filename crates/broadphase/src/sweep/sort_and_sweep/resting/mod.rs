@@ -38,6 +38,7 @@ use crate::util::radix_sort::{sort_distinct_keys, sortable_key};
 use crate::util::MoveBuffer;
 use crate::{Aabb, Vec3};
 use grid::{CellGrid, CellRange};
+pub(super) use sweep::overlaps_yz;
 use sweep::{new_box_entry, sweep_cell, Changes, Swept, CODE_SHIFT, SLOT_MASK};
 
 /// Slots from this many on do not fit an entry word: the update takes the full path.
@@ -101,14 +102,16 @@ pub(super) fn rotate(v: Vec3, axis: usize) -> Vec3 {
     }
 }
 
+/// `aabb` with sweep axis `axis` moved to x.
 #[inline]
-fn rotated(aabb: &Aabb, axis: usize) -> Aabb {
+pub(super) fn rotated(aabb: &Aabb, axis: usize) -> Aabb {
     // A permutation of a valid box's coordinates is valid.
     Aabb::new_unchecked(rotate(aabb.min(), axis), rotate(aabb.max(), axis))
 }
 
+/// A key that sorts by minimum x, then by `index` (distinct keys for distinct indices).
 #[inline]
-fn sort_key(b: &Aabb, index: usize) -> u64 {
+pub(super) fn sort_key(b: &Aabb, index: usize) -> u64 {
     ((sortable_key(b.min().x) as u64) << 32) | index as u64
 }
 

@@ -83,7 +83,7 @@ fn overlaps(a: Option<&Aabb>, b: &Aabb) -> bool {
 
 /// Overlap on y and z of two boxes already known to overlap on x.
 #[inline]
-pub(super) fn overlaps_yz(a: &Aabb, b: &Aabb) -> bool {
+pub(in crate::sweep::sort_and_sweep) fn overlaps_yz(a: &Aabb, b: &Aabb) -> bool {
     let (a_min, a_max, b_min, b_max) = (a.min(), a.max(), b.min(), b.max());
     a_min.y <= b_max.y && b_min.y <= a_max.y && a_min.z <= b_max.z && b_min.z <= a_max.z
 }
