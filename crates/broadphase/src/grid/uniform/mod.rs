@@ -1,4 +1,9 @@
 //! Uniform grid stored as a spatial hash: unbounded, each box in every cell it overlaps.
+//!
+//! The type, its options, placement and the full update are here; the updates for few moved
+//! boxes are in `incremental`.
+
+mod incremental;
 
 use std::ops::ControlFlow;
 
@@ -6,7 +11,9 @@ use crate::backend::{ProxyStore, ProxyTable};
 use crate::grid::cell_hash::{CellKey, CellRange};
 use crate::grid::stored::{CellStore, Placement};
 use crate::util::MoveBuffer;
-use crate::{Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Result};
+use crate::{
+    Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Result, Vec3,
+};
 
 /// Tuning of [`UniformGrid`].
 ///
@@ -47,8 +54,13 @@ impl Default for GridOptions {
 ///
 /// The cells are kept up to date incrementally: a moved box leaves only the cells it left and
 /// enters only the cells it entered. When at most a quarter of the boxes moved, only moved and
-/// new proxies search their cells for pairs, and only pairs with a moved proxy are re-tested:
-/// O(pairs + Σ over moved boxes of the occupants of their cells) per update. When more moved,
+/// new proxies search their cells for pairs. While there are fewer pairs than moved boxes, the
+/// pairs of moved proxies are re-tested in one pass over the pairs and the pairs found looked
+/// up: O(pairs + Σ over moved boxes of the occupants of their cells). With more pairs, each
+/// box a moved box meets (in its cells, and before it leaves a cell in that cell) is tested
+/// with both boxes at the last update and now, so that only pairs that began or ended touch
+/// the pair set: O(Σ over moved boxes of the occupants of their old and new cells), with no
+/// pass over the pairs. When more moved,
 /// every occupied cell pairs its own boxes, read in one pass over the cell records, and the
 /// pairs found are diffed with the last update's in key order (a sort and a merge, the
 /// full-recompute diff of `sort-and-sweep`): O(Σ over cells of occupants² + pairs), with no
@@ -99,8 +111,20 @@ pub struct UniformGrid {
     edges: Vec<f32>,
     /// Scratch of [`UniformGrid::pair_every_cell`]: one cell's non-static and static slots.
     cell_split: (Vec<u32>, Vec<u32>),
+    /// Per slot: its box at the last update (for the slots placed then), which the
+    /// incremental update compares with the box now.
+    last: Vec<Aabb>,
+    /// Per slot, during an incremental update: [`FRESH`] and [`SCANS_ALL`].
+    marks: Vec<u8>,
+    /// Every box was placed again since the last update (a new cell size), so the cells the
+    /// moved boxes left are not known: the next update finds every pair again.
+    replaced: bool,
     /// Updates that found every pair again (see [`FULL_RATIO`]).
     full_updates: u64,
+    /// Incremental updates that told the pairs' changes from the boxes (for tests).
+    change_updates: u64,
+    /// Every incremental update by lookup (set by tests, to cover both ways).
+    by_lookup_only: bool,
 }
 
 impl Default for UniformGrid {
@@ -123,7 +147,12 @@ impl UniformGrid {
             since_retune: 0,
             edges: Vec::new(),
             cell_split: (Vec::new(), Vec::new()),
+            last: Vec::new(),
+            marks: Vec::new(),
+            replaced: false,
             full_updates: 0,
+            change_updates: 0,
+            by_lookup_only: false,
         }
     }
 
@@ -229,6 +258,7 @@ impl UniformGrid {
     }
 
     fn replace_all(&mut self) {
+        self.replaced = true;
         self.stored.cells.clear();
         self.stored.oversized.clear();
         for slot in 0..self.stored.placement.len() {
@@ -240,7 +270,13 @@ impl UniformGrid {
     }
 
     fn grow_slots(&mut self) {
-        self.stored.grow(self.store.proxies.slot_count());
+        let slots = self.store.proxies.slot_count();
+        self.stored.grow(slots);
+        if self.last.len() < slots {
+            self.last
+                .resize(slots, Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO));
+            self.marks.resize(slots, 0);
+        }
     }
 
     #[inline]
@@ -301,70 +337,6 @@ impl UniformGrid {
             }
         });
         self.stored.ranges[slot] = new;
-    }
-
-    /// Finds the pairs of a moved slot: occupants of its cells (each pair only in the cell of
-    /// its intersection's minimum corner) and the oversized list, or everything if oversized.
-    fn find_pairs_of(&mut self, slot: usize) {
-        let proxies = &self.store.proxies;
-        let aabb = proxies.aabb(slot);
-        match self.stored.placement[slot] {
-            Placement::None => {}
-            Placement::Oversized => {
-                for other in proxies.live_slots() {
-                    // Another moved oversized box finds the pair itself if it has the larger slot.
-                    if other == slot
-                        || (self.moved.contains(other)
-                            && self.stored.placement[other] == Placement::Oversized
-                            && other < slot)
-                    {
-                        continue;
-                    }
-                    if self.stored.placement[other] != Placement::None
-                        && aabb.overlaps(proxies.aabb(other))
-                        && proxies.can_pair(slot, other)
-                    {
-                        self.store.pairs.add(slot as u32, other as u32);
-                    }
-                }
-            }
-            Placement::Cells => {
-                let range = self.stored.ranges[slot];
-                let (cells, pairs, ranges, moved) = (
-                    &self.stored.cells,
-                    &mut self.store.pairs,
-                    &self.stored.ranges,
-                    &self.moved,
-                );
-                range.for_each(|c| {
-                    let Some(cell) = cells.find(&Self::key(c)) else {
-                        return;
-                    };
-                    for &other in cells.items(cell) {
-                        let other = other as usize;
-                        // Two moved boxes: the smaller slot reports.
-                        if other == slot || (moved.contains(other) && other < slot) {
-                            continue;
-                        }
-                        if aabb.overlaps(proxies.aabb(other))
-                            && range.corner_cell(&ranges[other]) == c
-                            && proxies.can_pair(slot, other)
-                        {
-                            pairs.add(slot as u32, other as u32);
-                        }
-                    }
-                });
-                for &other in &self.stored.oversized {
-                    let other = other as usize;
-                    if !self.moved.contains(other)
-                        && aabb.overlaps(proxies.aabb(other))
-                        && proxies.can_pair(slot, other)
-                    {
-                        self.store.pairs.add(slot as u32, other as u32);
-                    }
-                }
-            }
-        }
     }
 
     /// Finds every pair again when most boxes moved: each occupied cell's slots against each
@@ -448,6 +420,12 @@ pub(crate) fn automatic_cell_size(proxies: &ProxyTable, edges: &mut Vec<f32>) ->
 /// up the cells of the moved boxes and touches the pair set only for their pairs.
 const FULL_RATIO: usize = 4;
 
+/// Mark of a moved slot that was not placed at the last update (inserted since).
+const FRESH: u8 = 1;
+/// Mark of a moved slot that is or was in the oversized list: its pairs are found by a scan
+/// of every box.
+const SCANS_ALL: u8 = 2;
+
 /// Updates between two checks of an automatic cell size against the current boxes; the
 /// check is O(n), so its cost per update is O(n / this).
 const RETUNE_INTERVAL: u32 = 64;
@@ -480,29 +458,23 @@ impl BroadPhase for UniformGrid {
         }
         let proxies = &self.store.proxies;
         self.moved.retain(|slot| proxies.is_live(slot));
-        for k in 0..self.moved.len() {
-            self.replace(self.moved.slot(k));
-        }
-        if self.moved.len() * FULL_RATIO > self.store.proxies.len() {
+        if self.replaced || self.moved.len() * FULL_RATIO > self.store.proxies.len() {
+            for k in 0..self.moved.len() {
+                self.replace(self.moved.slot(k));
+            }
             // The diff ends the pairs of removed proxies too: none of them is marked.
             self.pair_every_cell();
             self.full_updates += 1;
-            self.moved.clear();
-            return self.store.finish(events);
+        } else if self.store.pairs.len() >= self.moved.len() && !self.by_lookup_only {
+            self.update_by_change();
+            self.change_updates += 1;
+        } else {
+            self.update_by_lookup();
         }
-        self.store
-            .pairs
-            .remove_pairs_of_removed(&self.store.proxies);
-        if !self.moved.is_empty() {
-            let (proxies, moved) = (&self.store.proxies, &self.moved);
-            self.store.pairs.retain(|a, b| {
-                let (a, b) = (a as usize, b as usize);
-                !(moved.contains(a) || moved.contains(b))
-                    || proxies.aabb(a).overlaps(proxies.aabb(b))
-            });
-        }
+        self.replaced = false;
         for k in 0..self.moved.len() {
-            self.find_pairs_of(self.moved.slot(k));
+            let slot = self.moved.slot(k);
+            self.last[slot] = *self.store.proxies.aabb(slot);
         }
         self.moved.clear();
         self.store.finish(events)
@@ -526,6 +498,8 @@ impl BroadPhase for UniformGrid {
             + self.stored.memory_bytes()
             + self.moved.memory_bytes()
             + self.edges.capacity() * 4
+            + self.last.capacity() * std::mem::size_of::<Aabb>()
+            + self.marks.capacity()
     }
 
     fn query_aabb_with(

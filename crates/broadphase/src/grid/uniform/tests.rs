@@ -89,6 +89,58 @@ fn oversized_boxes_go_to_the_list_and_stay_exact() {
     let _ = (huge, small);
 }
 
+/// On an incremental update (one box of twelve moves), a box that leaves its cells for the
+/// oversized list far from where it was ends its pairs there, and one that comes back from
+/// the list into cells begins them again.
+#[test]
+fn boxes_to_and_from_the_oversized_list_end_and_begin_their_pairs() {
+    for by_lookup in [false, true] {
+        boxes_to_and_from_the_oversized_list(by_lookup);
+    }
+}
+
+fn boxes_to_and_from_the_oversized_list(by_lookup: bool) {
+    let mut grid = UniformGrid::with_cell_size(1.0).unwrap();
+    grid.set_max_cells_per_box(8).unwrap();
+    grid.by_lookup_only = by_lookup;
+    let mut model = crate::BruteForce::new();
+    let mut ids = Vec::new();
+    for i in 0..12 {
+        let x = i as f32 * 0.9;
+        let b = boxed([x, 0.0, 0.0], [x + 1.0, 1.0, 1.0]);
+        let id = grid
+            .insert(b, ProxyKind::Dynamic, CollisionFilter::ALL)
+            .unwrap();
+        assert_eq!(
+            model.insert(b, ProxyKind::Dynamic, CollisionFilter::ALL),
+            Ok(id)
+        );
+        ids.push(id);
+    }
+    let (mut events, mut model_events) = (PairEvents::new(), PairEvents::new());
+    grid.update(&mut events);
+    model.update(&mut model_events);
+    let full = grid.full_updates();
+    let far_and_big = boxed([50.0; 3], [60.0; 3]);
+    let back = boxed([0.2, 0.0, 0.0], [1.2, 1.0, 1.0]);
+    for b in [far_and_big, back] {
+        for bp in [&mut grid as &mut dyn BroadPhase, &mut model] {
+            bp.set_aabb(ids[0], b).unwrap();
+        }
+        grid.update(&mut events);
+        model.update(&mut model_events);
+        assert_eq!(sorted_pairs(&grid), sorted_pairs(&model));
+        let (mut ours, mut theirs) = (events.clone(), model_events.clone());
+        for e in [&mut ours, &mut theirs] {
+            e.begun.sort();
+            e.ended.sort();
+        }
+        assert_eq!(ours, theirs);
+    }
+    assert_eq!(grid.full_updates(), full, "both updates incremental");
+    assert_eq!(grid.change_updates, if by_lookup { 0 } else { 2 });
+}
+
 #[test]
 fn far_coordinates_saturate_and_stay_exact() {
     let mut grid = UniformGrid::with_cell_size(0.001).unwrap();
@@ -287,15 +339,30 @@ fn an_automatic_cell_size_follows_the_boxes() {
 #[test]
 fn few_and_many_moved_boxes_match_the_model() {
     // Mostly static too: the full update splits each cell's slots by kind.
-    for (max_cells, mostly_static) in [(64, false), (4, false), (64, true), (4, true)] {
+    // Both incremental updates: by change (the driver's scenes have more pairs than moved
+    // boxes) and, forced, by lookup.
+    for (max_cells, mostly_static, by_lookup) in [
+        (64, false, false),
+        (4, false, false),
+        (64, true, false),
+        (4, true, false),
+        (64, false, true),
+        (4, true, true),
+    ] {
         let mut grid = UniformGrid::with_options(&GridOptions {
             cell_size: Some(1.0),
             max_cells_per_box: max_cells,
         })
         .unwrap();
+        grid.by_lookup_only = by_lookup;
         moved_shares_match_brute_force(&mut grid, 12, 300, mostly_static);
         assert!(grid.full_updates() > 100, "{}", grid.full_updates());
         assert!(grid.full_updates() < 350, "{}", grid.full_updates());
+        if by_lookup {
+            assert_eq!(grid.change_updates, 0);
+        } else {
+            assert!(grid.change_updates > 200, "{}", grid.change_updates);
+        }
         if max_cells == 4 {
             assert!(grid.oversized_count() > 0);
         }
