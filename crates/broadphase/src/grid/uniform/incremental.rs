@@ -20,6 +20,8 @@
 //!   scan their cells after all boxes are placed.
 //! - a pair that began overlaps now, and the scan of the moved box's cells meets it in the
 //!   cell of the minimum corner of the new boxes' intersection, where it is added once.
+//! - boxes in the oversized list are in no cell: a moved box tests the list, and a moved box
+//!   that is or was in the list tests every box.
 //!
 //! Removing a pair twice, or one that is absent, changes nothing, so the ended pairs need no
 //! dedup. A change of filter or kind is the store's to re-evaluate (`ProxyStore::finish`):
