@@ -29,20 +29,33 @@
 
 use super::{UniformGrid, FRESH, SCANS_ALL};
 use crate::backend::{PairTracker, ProxyTable};
-use crate::grid::cell_hash::CellRange;
 use crate::grid::stored::Placement;
 use crate::util::MoveBuffer;
 use crate::Aabb;
 
 /// What an update knows of the boxes before it.
-struct Before<'a> {
+pub(super) struct Before<'a> {
     proxies: &'a ProxyTable,
     last: &'a [Aabb],
     marks: &'a [u8],
     moved: &'a MoveBuffer,
 }
 
-impl Before<'_> {
+impl<'a> Before<'a> {
+    pub(super) fn new(
+        proxies: &'a ProxyTable,
+        last: &'a [Aabb],
+        marks: &'a [u8],
+        moved: &'a MoveBuffer,
+    ) -> Self {
+        Self {
+            proxies,
+            last,
+            marks,
+            moved,
+        }
+    }
+
     /// The box of `slot` at the last update; `None` if it was not placed then.
     #[inline(always)]
     fn old_box(&self, slot: usize) -> Option<&Aabb> {
@@ -58,7 +71,7 @@ impl Before<'_> {
 
     /// The boxes of moved slot `a`, for testing it against many others.
     #[inline(always)]
-    fn mover(&self, a: usize) -> Mover {
+    pub(super) fn mover(&self, a: usize) -> Mover {
         let now = *self.proxies.aabb(a);
         let old = self.old_box(a).copied();
         Mover {
@@ -70,7 +83,7 @@ impl Before<'_> {
 }
 
 /// A moved box now and at the last update, and the union of the two.
-struct Mover {
+pub(super) struct Mover {
     now: Aabb,
     old: Option<Aabb>,
     reach: Aabb,
@@ -94,6 +107,26 @@ impl Mover {
             _ => false,
         };
         (was, self.now.overlaps(now_b))
+    }
+
+    /// Ends the pairs of moved slot `a` with the boxes `others` (of a cell it is leaving) that
+    /// overlapped it at the last update and no longer do.
+    #[inline]
+    pub(super) fn end_pairs_among(
+        &self,
+        others: &[u32],
+        before: &Before,
+        pairs: &mut PairTracker,
+        a: usize,
+    ) {
+        for &other in others {
+            let other = other as usize;
+            if other != a
+                && self.overlap(before, other, before.moved.contains(other)) == (true, false)
+            {
+                pairs.remove(a as u32, other as u32);
+            }
+        }
     }
 
     /// Applies the change of the pair `(a, b)`, met without a rule that makes it met once:
@@ -121,7 +154,7 @@ impl UniformGrid {
             };
         }
         for k in 0..self.moved.len() {
-            self.replace_ending(self.moved.slot(k));
+            self.replace::<true>(self.moved.slot(k));
         }
         self.store
             .pairs
@@ -134,72 +167,11 @@ impl UniformGrid {
         }
     }
 
-    /// Moves a stored box to its current cells, as `replace`, and before leaving a cell ends
-    /// its pairs with the boxes there that no longer overlap it. A box that goes to or comes
-    /// from the oversized list is marked to scan every box instead.
-    fn replace_ending(&mut self, slot: usize) {
-        let aabb = self.store.proxies.aabb(slot);
-        let new = CellRange::of(aabb.min(), aabb.max(), self.inv_cell);
-        let oversized = new.cell_count() > self.max_cells_per_box;
-        if self.stored.placement[slot] != Placement::Cells || oversized {
-            // A box that goes to the oversized list finds its pairs, those of its old cells
-            // included, by a scan of every box (one that leaves the list is marked so
-            // already); a new box in cells finds them in its new cells.
-            if oversized {
-                self.marks[slot] |= SCANS_ALL;
-            }
-            self.unplace(slot);
-            self.place(slot);
-            return;
-        }
-        let old = self.stored.ranges[slot];
-        if old == new {
-            return;
-        }
-        let before = Before {
-            proxies: &self.store.proxies,
-            last: &self.last,
-            marks: &self.marks,
-            moved: &self.moved,
-        };
-        let mover = before.mover(slot);
-        let (cells, pairs) = (&mut self.stored.cells, &mut self.store.pairs);
-        old.for_each(|c| {
-            if new.contains(c) {
-                return;
-            }
-            let Some(cell) = cells.find(&Self::key(c)) else {
-                debug_assert!(false, "slot {slot} not in its cell {c:?}");
-                return;
-            };
-            for &other in cells.items(cell) {
-                let other = other as usize;
-                if other != slot
-                    && mover.overlap(&before, other, before.moved.contains(other)) == (true, false)
-                {
-                    pairs.remove(slot as u32, other as u32);
-                }
-            }
-            cells.remove_from(cell, slot as u32);
-        });
-        new.for_each(|c| {
-            if !old.contains(c) {
-                cells.push(Self::key(c), slot as u32);
-            }
-        });
-        self.stored.ranges[slot] = new;
-    }
-
     /// Adds the pairs of a moved box that began and removes those that ended among the boxes
     /// of its cells (a pair of two moved boxes by the one with the smaller slot) and the
     /// oversized list; a box marked to scan every box tests every placed box instead.
     fn pair_changes_of(&mut self, slot: usize) {
-        let before = Before {
-            proxies: &self.store.proxies,
-            last: &self.last,
-            marks: &self.marks,
-            moved: &self.moved,
-        };
+        let before = Before::new(&self.store.proxies, &self.last, &self.marks, &self.moved);
         let (stored, pairs) = (&self.stored, &mut self.store.pairs);
         let mover = before.mover(slot);
         if self.marks[slot] & SCANS_ALL != 0 {
@@ -246,7 +218,7 @@ impl UniformGrid {
     /// Updates the cells and the pairs of the moved boxes by lookup (see the module's docs).
     pub(super) fn update_by_lookup(&mut self) {
         for k in 0..self.moved.len() {
-            self.replace(self.moved.slot(k));
+            self.replace::<false>(self.moved.slot(k));
         }
         self.store
             .pairs

@@ -11,6 +11,8 @@ use crate::backend::{ProxyStore, ProxyTable};
 use crate::grid::cell_hash::{CellKey, CellRange};
 use crate::grid::stored::{CellStore, Placement};
 use crate::util::MoveBuffer;
+use incremental::Before;
+
 use crate::{
     Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Result, Vec3,
 };
@@ -311,12 +313,19 @@ impl UniformGrid {
     }
 
     /// Moves a stored box to its current position touching only the cells it left or entered.
-    fn replace(&mut self, slot: usize) {
+    /// With `ENDING` (the incremental update by change), it first ends, in each cell it
+    /// leaves, its pairs with the boxes there that no longer overlap it, and a box that goes
+    /// to the oversized list is marked to scan every box for its pairs (those of its old
+    /// cells included; one that leaves the list is marked so already, and a new box in cells
+    /// finds them in its new cells).
+    fn replace<const ENDING: bool>(&mut self, slot: usize) {
         let aabb = self.store.proxies.aabb(slot);
         let new = CellRange::of(aabb.min(), aabb.max(), self.inv_cell);
-        if self.stored.placement[slot] != Placement::Cells
-            || new.cell_count() > self.max_cells_per_box
-        {
+        let oversized = new.cell_count() > self.max_cells_per_box;
+        if self.stored.placement[slot] != Placement::Cells || oversized {
+            if ENDING && oversized {
+                self.marks[slot] |= SCANS_ALL;
+            }
             self.unplace(slot);
             self.place(slot);
             return;
@@ -325,11 +334,21 @@ impl UniformGrid {
         if old == new {
             return;
         }
-        let cells = &mut self.stored.cells;
+        let before = Before::new(&self.store.proxies, &self.last, &self.marks, &self.moved);
+        let mover = ENDING.then(|| before.mover(slot));
+        let (cells, pairs) = (&mut self.stored.cells, &mut self.store.pairs);
         old.for_each(|c| {
-            if !new.contains(c) {
-                cells.remove(Self::key(c), slot as u32);
+            if new.contains(c) {
+                return;
             }
+            let Some(cell) = cells.find(&Self::key(c)) else {
+                debug_assert!(false, "slot {slot} not in its cell {c:?}");
+                return;
+            };
+            if let Some(mover) = &mover {
+                mover.end_pairs_among(cells.items(cell), &before, pairs, slot);
+            }
+            cells.remove_from(cell, slot as u32);
         });
         new.for_each(|c| {
             if !old.contains(c) {
@@ -460,7 +479,7 @@ impl BroadPhase for UniformGrid {
         self.moved.retain(|slot| proxies.is_live(slot));
         if self.replaced || self.moved.len() * FULL_RATIO > self.store.proxies.len() {
             for k in 0..self.moved.len() {
-                self.replace(self.moved.slot(k));
+                self.replace::<false>(self.moved.slot(k));
             }
             // The diff ends the pairs of removed proxies too: none of them is marked.
             self.pair_every_cell();
