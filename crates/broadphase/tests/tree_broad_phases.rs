@@ -145,8 +145,10 @@ fn dynamic_tree_structure_checked_each_step() {
 /// the dynamic tree is rebuilt at once) or drift (a few leave, re-inserted one by one), among
 /// insertions, removals (with and without events), kind and filter changes: the tree is
 /// valid and the pairs and events equal brute force's after every step, and both ways of
-/// updating the tree ran. The drifting steps re-find most candidates of the moved proxies
-/// (their leaves overlapped before too) and re-test most pairs without a change.
+/// updating the tree ran, and every way of finding the pairs: from the candidates, by a
+/// traversal of the leaves' exact boxes, and by one that finds the candidates again. The
+/// drifting steps re-find most candidates of the moved proxies (their leaves overlapped
+/// before too) and re-test most pairs without a change.
 #[test]
 fn dynamic_tree_rebuilt_at_once_or_leaf_by_leaf_matches_the_model() {
     let mut bp = tree_with_margin(0.1).unwrap();
@@ -154,7 +156,7 @@ fn dynamic_tree_rebuilt_at_once_or_leaf_by_leaf_matches_the_model() {
     let mut rng = SplitMix64::new(31);
     let mut ids = Vec::new();
     let (mut events, mut model_events) = (PairEvents::new(), PairEvents::new());
-    let mut rebuilt = 0;
+    let (mut rebuilt, mut traversed, mut found_candidates) = (0, 0, 0);
     for step in 0..240 {
         let inserts = if step == 0 { 300 } else { rng.below(4) };
         for _ in 0..inserts {
@@ -235,9 +237,17 @@ fn dynamic_tree_rebuilt_at_once_or_leaf_by_leaf_matches_the_model() {
             keys(&model_events.ended),
             "ended, step {step}"
         );
-        rebuilt += bp.last_step().rebuilt as usize;
+        let last = bp.last_step();
+        rebuilt += last.rebuilt as usize;
+        traversed += last.traversed as usize;
+        found_candidates += last.found_candidates as usize;
     }
     assert!((20..200).contains(&rebuilt), "{rebuilt} rebuilds");
+    assert!((20..200).contains(&traversed), "{traversed} traversals");
+    assert!(
+        found_candidates >= 10,
+        "{found_candidates} candidates found again"
+    );
 }
 
 #[test]

@@ -14,6 +14,7 @@
 //! A tree of `n` leaves has `n - 1` internal nodes: 28 + 36 = 64 bytes per leaf.
 
 mod build;
+mod flat;
 mod insert;
 mod inspect;
 mod query;
@@ -21,6 +22,7 @@ mod remove;
 mod rotate;
 mod validate;
 
+pub(crate) use flat::FlatTree;
 pub use query::RayVisit;
 
 use crate::Aabb;
@@ -166,6 +168,12 @@ impl TreeLeaves {
     /// Bytes in use: one leaf per id up to the largest.
     pub fn used_bytes(&self) -> usize {
         self.leaves.len() * std::mem::size_of::<Leaf>()
+    }
+
+    /// The box of leaf `id`, which is in a tree.
+    #[inline]
+    pub(crate) fn fat(&self, id: u32) -> Aabb {
+        self.leaves[id as usize].fat
     }
 
     /// Sets the enlarged box of held leaf `id` without touching its tree, whose node boxes

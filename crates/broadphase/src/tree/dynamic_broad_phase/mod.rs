@@ -4,6 +4,7 @@
 //! The type, its options and the [`BroadPhase`] plumbing are here; the steps of an update are
 //! in `update`, box queries and ray casts in `query`, the structural check in `validate`.
 
+mod full;
 mod query;
 mod update;
 mod validate;
@@ -11,7 +12,7 @@ mod validate;
 use std::ops::ControlFlow;
 
 use crate::backend::{PairSet, ProxyStore};
-use crate::tree::dynamic::{DynamicTree, TreeLeaves};
+use crate::tree::dynamic::{DynamicTree, FlatTree, TreeLeaves};
 use crate::tree::TraversalStack;
 use crate::{
     Aabb, BroadPhase, CollisionFilter, Error, PairEvents, ProxyId, ProxyKind, Ray, RayHit, Result,
@@ -55,6 +56,11 @@ const PREDICTED_STEPS: f32 = 2.0;
 /// - exact pairs: the candidates whose current boxes overlap, re-tested only for candidates
 ///   with an endpoint in the move buffer.
 ///
+/// When most proxies leave their leaves every step (a pile falling, teleports), nearly every
+/// candidate changes, and the update instead finds every pair by one pair traversal of the
+/// trees' leaves on their exact boxes, keeping no candidates until the motion calms down
+/// ([`StepCounts::traversed`]).
+///
 /// # When to use
 /// Scenes with many static proxies (level geometry) beside moving ones, boxes of very
 /// different sizes, frequent insertions and removals, or box queries and ray casts between
@@ -73,10 +79,16 @@ const PREDICTED_STEPS: f32 = 2.0;
 /// the dynamic tree is rebuilt at once instead of re-inserting them one by one: O(n) plus a
 /// radix sort, where a re-insertion's surface-area descent and rotations cost several times
 /// a leaf's share of the build (Box2D v3's partial rebuild, [`StepCounts::rebuilt`]).
+/// When the tree was rebuilt and the re-inserted leaves, each counted once plus twice the
+/// pairs per leaf (their candidates), outnumber the leaves of both trees, the pairs are
+/// found by a traversal instead: O(n + p log p) for the p pairs
+/// (a copy of the trees with their child boxes in the nodes, the traversal, and the sorted
+/// merge with the last update's pairs), after which the first update that takes the
+/// incremental way again finds every candidate by the same traversal.
 /// Insert, move and remove are O(1) until the update. A box query or ray cast costs
 /// O(log n + k) for k hits when the leaves are well spread. Memory: at most 64 bytes of tree
-/// per proxy, up to 60 more of scratch for an update that rebuilds the tree, plus the
-/// candidate and exact pairs.
+/// per proxy, up to 60 more of scratch for an update that rebuilds the tree and about 92
+/// for one that traverses the trees' copies, plus the candidate and exact pairs.
 ///
 /// Worst case: O(n²) per update, when every proxy leaves its leaf box every step and the
 /// leaf boxes overlap heavily (every re-insertion's query then visits O(n) leaves), and
@@ -130,6 +142,17 @@ pub struct DynamicTreeBroadPhase {
     rebuild_items: Vec<(u32, Aabb)>,
     last_step: StepCounts,
     stack: TraversalStack,
+    pair_stack: TraversalStack<(u32, u32)>,
+    /// Copies of the two trees for the update that finds every pair (see `full`).
+    flat_dynamic: FlatTree,
+    flat_static: FlatTree,
+    /// What `flat_static` copies: the static tree's revision and whether with exact boxes
+    /// (else leaf boxes); `None` once a static proxy moved, since then.
+    flat_static_of: Option<(u64, bool)>,
+    /// The candidate set is empty and `is_pair` too, after an update that found every pair
+    /// from the trees without keeping candidates: the next incremental update finds them
+    /// all again.
+    candidates_stale: bool,
 }
 
 /// What the last update did, for measurements.
@@ -139,11 +162,19 @@ pub struct StepCounts {
     pub moved: usize,
     /// Of those, proxies whose leaves were (re-)inserted, which then queried the trees.
     pub enlarged: usize,
-    /// Candidate pairs (leaf boxes overlap) after the update.
+    /// Candidate pairs (leaf boxes overlap) after the update; 0 after an update that found
+    /// the pairs without them ([`StepCounts::traversed`]).
     pub candidates: usize,
     /// True when so many leaves of the dynamic tree left their boxes that the tree was
     /// rebuilt at once rather than leaf by leaf.
     pub rebuilt: bool,
+    /// True when the pairs were found by a pair traversal of the trees' leaves on their
+    /// exact boxes, not from the candidates of the re-inserted proxies; no candidates are
+    /// kept then.
+    pub traversed: bool,
+    /// True when every candidate was found again by a pair traversal of the trees' leaf
+    /// boxes, after an update that kept none.
+    pub found_candidates: bool,
 }
 
 /// Below this many leaves the dynamic tree is never rebuilt at once: re-inserting a few
@@ -153,6 +184,9 @@ const REBUILD_MIN_LEAVES: usize = 64;
 /// The dynamic tree is rebuilt at once when more than one in this many of its leaves must
 /// move: a re-insertion costs several times a leaf's share of a bulk build.
 const REBUILD_SHARE: usize = 8;
+
+/// See [`DynamicTreeBroadPhase::finds_all_pairs`].
+const FULL_SHARE: f64 = 1.0;
 
 const MOVED: u8 = 1;
 const ENLARGED: u8 = 2;
@@ -205,6 +239,11 @@ impl DynamicTreeBroadPhase {
             rebuild_items: Vec::new(),
             last_step: StepCounts::default(),
             stack: TraversalStack::new(),
+            pair_stack: TraversalStack::new(),
+            flat_dynamic: FlatTree::new(),
+            flat_static: FlatTree::new(),
+            flat_static_of: None,
+            candidates_stale: false,
         }
     }
 
@@ -262,6 +301,24 @@ impl DynamicTreeBroadPhase {
         }
     }
 
+    /// Whether this update finds every pair from the trees (see `full`) rather than from the
+    /// candidates. The incremental update costs about a query and two candidates per pair
+    /// for each re-inserted leaf; the pair traversal about as much for every leaf, the
+    /// dynamic ones against both trees. The traversal is taken when the dynamic tree was
+    /// rebuilt (most of its leaves left their boxes) and the first exceeds the second; once
+    /// taken, it is kept until the first falls below a quarter of the second, since going
+    /// back costs a traversal that finds every candidate again.
+    fn finds_all_pairs(&self, rebuilt: bool) -> bool {
+        let all = (self.dynamic_tree.len() + self.static_tree.len()).max(1) as f64;
+        let per_leaf = 1.0 + 2.0 * self.store.pairs.len() as f64 / all;
+        let share = self.enlarged.len() as f64 * per_leaf / all;
+        if self.candidates_stale {
+            share >= FULL_SHARE / 4.0
+        } else {
+            rebuilt && share >= FULL_SHARE
+        }
+    }
+
     /// What the last update did.
     pub fn last_step(&self) -> StepCounts {
         self.last_step
@@ -303,6 +360,9 @@ impl BroadPhase for DynamicTreeBroadPhase {
         let slot = self.store.proxies.index_of(id)?;
         let from = self.store.proxies.aabb(slot).center();
         if self.store.set_aabb(id, aabb)?.is_some() {
+            if self.store.proxies.kind(slot) == ProxyKind::Static {
+                self.flat_static_of = None;
+            }
             self.mark_moved(slot, from);
         }
         Ok(())
@@ -328,37 +388,42 @@ impl BroadPhase for DynamicTreeBroadPhase {
     fn try_update(&mut self, events: &mut PairEvents) -> crate::Result<()> {
         // After an update that failed on the pair limit, pairs and candidates are found again
         // from every leaf, not only from the moved ones.
-        let start_over = self.store.pairs.lost();
-        if start_over {
-            self.candidates.clear();
-            self.is_pair.clear();
+        if self.store.pairs.lost() {
+            self.candidates_stale = true;
         }
         self.remove_leaves();
         // Tree capacity is checked at insert (at most MAX_NODES slots), so this cannot fail.
         let refitted = self.refit_moved_leaves();
         debug_assert!(refitted.is_ok(), "{refitted:?}");
         let rebuilt = matches!(refitted, Ok(true));
-        if !self.moved.is_empty() || !self.store.proxies.removed_slots().is_empty() {
-            for k in 0..self.store.proxies.removed_slots().len() {
-                let slot = self.store.proxies.removed_slots()[k] as usize;
-                self.flags[slot] |= MOVED;
+        let (traversed, found_candidates) = if self.finds_all_pairs(rebuilt) {
+            (true, false)
+        } else {
+            (false, self.candidates_stale)
+        };
+        if traversed || found_candidates {
+            self.find_all_pairs(found_candidates);
+        } else {
+            if !self.moved.is_empty() || !self.store.proxies.removed_slots().is_empty() {
+                for k in 0..self.store.proxies.removed_slots().len() {
+                    let slot = self.store.proxies.removed_slots()[k] as usize;
+                    self.flags[slot] |= MOVED;
+                }
+                self.update_candidates();
+                for k in 0..self.store.proxies.removed_slots().len() {
+                    let slot = self.store.proxies.removed_slots()[k] as usize;
+                    self.flags[slot] = 0;
+                }
             }
-            self.update_candidates();
-            for k in 0..self.store.proxies.removed_slots().len() {
-                let slot = self.store.proxies.removed_slots()[k] as usize;
-                self.flags[slot] = 0;
-            }
+            self.find_new_candidates();
         }
-        if start_over {
-            self.enlarge_all_leaves();
-        }
-        // Candidates found again from every leaf are all new.
-        self.find_new_candidates(!start_over);
         self.last_step = StepCounts {
             moved: self.moved.len(),
             enlarged: self.enlarged.len(),
             candidates: self.candidates.len(),
             rebuilt,
+            traversed,
+            found_candidates,
         };
         for &slot in self.moved.iter().chain(&self.enlarged) {
             self.flags[slot as usize] = 0;
@@ -376,6 +441,8 @@ impl BroadPhase for DynamicTreeBroadPhase {
         self.static_tree.clear();
         self.candidates.clear();
         self.is_pair.clear();
+        self.candidates_stale = false;
+        self.flat_static_of = None;
         self.moved.clear();
         self.moved_from.clear();
         self.enlarged.clear();
@@ -397,6 +464,9 @@ impl BroadPhase for DynamicTreeBroadPhase {
             + self.flags.capacity()
             + self.old_fat.capacity() * std::mem::size_of::<Aabb>()
             + self.stack.memory_bytes()
+            + self.pair_stack.memory_bytes()
+            + self.flat_dynamic.memory_bytes()
+            + self.flat_static.memory_bytes()
             + self.new_fat.capacity() * std::mem::size_of::<Option<Aabb>>()
             + self.held.capacity() * 4
             + self.rebuild_items.capacity() * std::mem::size_of::<(u32, Aabb)>()

@@ -242,24 +242,13 @@ impl DynamicTreeBroadPhase {
             .extend(self.sort_keys.iter().map(|&key| key as u32));
     }
 
-    /// Lists every live proxy as enlarged, so that [`Self::find_new_candidates`] finds all the
-    /// candidates and pairs again (after an update that failed on the pair limit).
-    pub(super) fn enlarge_all_leaves(&mut self) {
-        for slot in self.store.proxies.live_slots() {
-            if self.flags[slot] & ENLARGED == 0 && self.leaves.fat_aabb(slot as u32).is_some() {
-                self.flags[slot] |= ENLARGED;
-                self.enlarged.push(slot as u32);
-            }
-        }
-    }
-
     /// Finds the new candidates of every enlarged proxy by querying the trees with its leaf
-    /// box, and adds those whose exact boxes overlap as pairs. With `known`, the candidates
-    /// are those of the last update as far as [`Self::update_candidates`] kept them: a pair
-    /// whose leaf boxes overlapped before the update too is one of them already (and
+    /// box, and adds those whose exact boxes overlap as pairs. The candidates are those of
+    /// the last update as far as [`Self::update_candidates`] kept them: a pair whose leaf
+    /// boxes overlapped before the update too is one of them already (and
     /// `update_candidates` re-tested its exact boxes), so it is passed over without a
     /// lookup in the candidate set.
-    pub(super) fn find_new_candidates(&mut self, known: bool) {
+    pub(super) fn find_new_candidates(&mut self) {
         self.sort_enlarged_spatially();
         let proxies = &self.store.proxies;
         let flags = &self.flags;
@@ -279,7 +268,7 @@ impl DynamicTreeBroadPhase {
             let Some(fat) = self.leaves.fat_aabb(slot) else {
                 continue;
             };
-            let old = old_leaf(e).filter(|_| known);
+            let old = old_leaf(e);
             let mut visit = |other: u32| {
                 let o = other as usize;
                 // A pair whose leaf boxes overlapped before the update too is a candidate
