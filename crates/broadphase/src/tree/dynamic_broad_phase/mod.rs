@@ -87,7 +87,7 @@ const PREDICTED_STEPS: f32 = 2.0;
 /// incremental way again finds every candidate by the same traversal.
 /// Insert, move and remove are O(1) until the update. A box query or ray cast costs
 /// O(log n + k) for k hits when the leaves are well spread. Memory: at most 64 bytes of tree
-/// per proxy, up to 60 more of scratch for an update that rebuilds the tree and about 92
+/// per proxy, up to 60 more of scratch for an update that rebuilds the tree and about 80
 /// for one that traverses the trees' copies, plus the candidate and exact pairs.
 ///
 /// Worst case: O(n²) per update, when every proxy leaves its leaf box every step and the
