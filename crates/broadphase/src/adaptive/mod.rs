@@ -50,6 +50,11 @@ use crate::{
 /// Steps of running cost kept for the active algorithm.
 const RECENT_STEPS: usize = 15;
 
+/// The farthest a move counts for the scene's speed statistic, in sizes of its box: the
+/// statistic only tells when the scene changed (the trials measure what moves cost), and a
+/// jump across the world says no more of that than a move of a few sizes.
+const JUMP_SIZES: f64 = 4.0;
+
 /// Chooses and switches among the other broad phases by timed trials; see the module docs.
 ///
 /// Worst case: that of the active algorithm, plus the trials, which take at most
@@ -245,6 +250,11 @@ impl Adaptive {
         (self.trial_seconds, self.step_seconds)
     }
 
+    /// Measures the scene's statistics from this step's moves, a sample of them when many.
+    /// A move counts at most [`JUMP_SIZES`] box sizes: whether a few of the sampled boxes
+    /// were teleported across the world is chance, and uncapped they would swing the mean
+    /// speed tenfold from one step to the next and pass for a shift of regime, which starts
+    /// a round whatever the trial budget.
     fn measure_stats(&mut self) {
         let mut displacement = 0.0f64;
         let mut size = 0.0f64;
@@ -253,8 +263,10 @@ impl Adaptive {
         let table = self.table();
         for &(slot, before) in self.moves.iter().step_by(stride) {
             let after = table.aabb(slot as usize);
-            displacement += (after.center() - before.center()).length() as f64;
-            size += (after.extents().element_sum() / 3.0) as f64;
+            let extent = (after.extents().element_sum() / 3.0) as f64;
+            let moved = (after.center() - before.center()).length() as f64;
+            displacement += moved.min(JUMP_SIZES * extent);
+            size += extent;
         }
         let n = table.len();
         self.stats = SceneStats {

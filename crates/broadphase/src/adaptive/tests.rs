@@ -81,3 +81,37 @@ fn a_frozen_clock_never_switches_and_stays_exact() {
     assert!(bp.diagnostics().switches.is_empty());
     assert_eq!(bp.active_name(), "sort-and-sweep");
 }
+
+/// A few boxes teleported across the world among many drifting ones leave the speed
+/// statistic near the drift's: otherwise every step with a jump in the sample would look
+/// like a shift of regime and start a trial round over budget.
+#[test]
+fn a_few_jumps_do_not_shift_the_speed_statistic() {
+    let speed = |jumps: usize| {
+        let mut bp = Adaptive::new(AdaptiveOptions::default()).unwrap();
+        let mut events = PairEvents::new();
+        let ids: Vec<_> = (0..400)
+            .map(|i| {
+                let min = [(i % 20) as f32 * 3.0, (i / 20) as f32 * 3.0, 0.0];
+                let aabb = Aabb::from_arrays(min, [min[0] + 1.0, min[1] + 1.0, 1.0]).unwrap();
+                bp.insert(aabb, ProxyKind::Dynamic, CollisionFilter::ALL)
+                    .unwrap()
+            })
+            .collect();
+        bp.update(&mut events);
+        for (k, &id) in ids.iter().enumerate() {
+            let b = bp.aabb(id).unwrap();
+            let d = crate::Vec3::splat(if k % 100 < jumps { 1000.0 } else { 0.1 });
+            bp.set_aabb(id, Aabb::new(b.min() + d, b.max() + d).unwrap())
+                .unwrap();
+        }
+        bp.update(&mut events);
+        bp.stats.relative_speed
+    };
+    let (drift, with_jumps) = (speed(0), speed(1));
+    assert!(drift > 0.1 && drift < 0.2, "{drift}");
+    // One box in a hundred jumped: the statistic does not pass for a change, let alone a shift.
+    assert!(with_jumps < 2.0 * drift, "{with_jumps} against {drift}");
+    // Every box jumping is a change.
+    assert!(speed(100) > 4.0 * drift);
+}
