@@ -116,6 +116,26 @@ impl Proxies {
         Ok(())
     }
 
+    /// Gives the proxy of `entity` the box `aabb` if it has one of kind `kind`, and tells
+    /// whether the box changed; `None` (and nothing changed) when `entity` has no proxy or one
+    /// of another kind.
+    pub fn move_tracked(&mut self, entity: Entity, aabb: Aabb, kind: ProxyKind) -> Option<bool> {
+        let tracked = self
+            .tracked
+            .get_mut(entity.index_u32() as usize)?
+            .as_mut()?;
+        let proxy = tracked.proxy.as_mut()?;
+        if tracked.entity != entity || proxy.kind != kind {
+            return None;
+        }
+        if proxy.aabb == aabb {
+            return Some(false);
+        }
+        self.broad_phase.set_aabb(proxy.id, aabb).ok()?;
+        proxy.aabb = aabb;
+        Some(true)
+    }
+
     /// Removes a proxy without reporting its pairs as ended: avian's narrow phase drops the
     /// contacts of removed and disabled colliders itself.
     pub fn remove(&mut self, id: ProxyId) {

@@ -4,7 +4,9 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use avian3d::collider_tree::{ColliderTrees, MovedProxies};
+use avian3d::collider_tree::{
+    ColliderTree, ColliderTreeProxy, ColliderTreeProxyKey, ColliderTrees, MovedProxies,
+};
 use avian3d::collision::collider::EnlargedAabb;
 use avian3d::collision::contact_types::ContactEdgeFlags;
 use avian3d::collision::CollisionDiagnostics;
@@ -122,18 +124,23 @@ fn proxy_inputs(
 ) -> (Option<Aabb>, ProxyKind, CollisionFilter) {
     let aabb = aabb.get();
     let aabb = Aabb::from_arrays(aabb.min.to_array(), aabb.max.to_array()).ok();
-    // Avian skips pairs of two static bodies unless a sensor is one of them: a static
-    // non-sensor collider is the library's static kind, which never pairs with another.
-    let kind = if body.is_some_and(RigidBody::is_static) && !is_sensor {
-        ProxyKind::Static
-    } else {
-        ProxyKind::Dynamic
-    };
+    let kind = kind_of(body.is_some_and(RigidBody::is_static), is_sensor);
     // `CollisionLayers::interacts_with` is `a.memberships & b.filters != 0 &&
     // b.memberships & a.filters != 0`, the library's group/mask test exactly.
     let layers = layers.copied().unwrap_or_default();
     let filter = CollisionFilter::new(layers.memberships.0, layers.filters.0);
     (aabb, kind, filter)
+}
+
+/// The library's kind of a collider: avian skips pairs of two static bodies unless a sensor
+/// is one of them, so a static non-sensor collider is the library's static kind, which never
+/// pairs with another.
+fn kind_of(static_body: bool, is_sensor: bool) -> ProxyKind {
+    if static_body && !is_sensor {
+        ProxyKind::Static
+    } else {
+        ProxyKind::Dynamic
+    }
 }
 
 /// The per-collider data avian's rules and edge flags need, read when a pair begins.
@@ -338,6 +345,36 @@ fn sync(
     *state.proxies.slot(entity) = Some(tracked);
 }
 
+/// Gives a moved collider its new box from avian's collider tree alone, without reading its
+/// components: the common case, a collider already in the broad phase with the same kind and
+/// a finite box. Its layers and sensor state need no reading, since their changes reach the
+/// plugin through its observers (and avian's tree holds the box just copied from the
+/// collider's `EnlargedAabb`, which is what made it moved). False when the collider needs the
+/// full [`sync`]: new, its kind changed (a new body, a body type replaced, a sensor toggled),
+/// its box not finite, or its entity index held by an older entity.
+fn move_in_place(
+    state: &mut LibraryBroadPhase,
+    key: ColliderTreeProxyKey,
+    proxy: &ColliderTreeProxy,
+    tree: &ColliderTree,
+) -> bool {
+    let Some(proxy_aabb) = tree.get_proxy_aabb(key.id()) else {
+        return false;
+    };
+    let Ok(aabb) = Aabb::from_arrays(proxy_aabb.min.to_array(), proxy_aabb.max.to_array()) else {
+        return false;
+    };
+    let kind = kind_of(key.body() == Some(RigidBody::Static), proxy.is_sensor());
+    let Some(moved) = state.proxies.move_tracked(proxy.collider, aabb, kind) else {
+        return false;
+    };
+    state.synced += 1;
+    if moved {
+        state.moved.push(proxy.collider);
+    }
+    true
+}
+
 /// Syncs the proxies with the colliders that changed, updates the library's pairs and adds
 /// the contact edges of the pairs that began.
 ///
@@ -381,8 +418,11 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     }
     state.dirty.clear();
     for &key in moved_proxies.proxies() {
-        if let Some(proxy) = trees.get_proxy(key) {
-            sync(state, proxy.collider, &colliders, &rigid_bodies);
+        let tree = trees.tree_for_type(key.tree_type());
+        if let Some(proxy) = tree.get_proxy(key.id()) {
+            if !move_in_place(state, key, proxy, tree) {
+                sync(state, proxy.collider, &colliders, &rigid_bodies);
+            }
         }
     }
     for i in 0..state.report_again.len() {

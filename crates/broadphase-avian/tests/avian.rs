@@ -15,7 +15,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use avian3d::collider_tree::{ColliderTreeProxyKey, MovedProxies};
+use avian3d::collider_tree::{ColliderTreeProxyKey, ColliderTrees, MovedProxies};
 use avian3d::prelude::*;
 use bevy::prelude::*;
 use broadphase_avian::LibraryBroadPhase;
@@ -153,14 +153,23 @@ fn non_finite(value: f32) -> broadphase_avian::EnlargedAabb {
 }
 
 /// Sets a collider's enlarged box as avian's AABB update does when a body is flung: the new
-/// box, and the collider's proxy marked as moved for the broad phase. (Avian asserts finite
-/// positions in debug builds, so a flung body is emulated by setting its box directly.)
+/// box in the collider and in its collider tree's proxy, and the proxy marked as moved for
+/// the broad phase. (Avian asserts finite positions in debug builds, so a flung body is
+/// emulated by setting its box directly; and since the tree's debug assertions reject NaN,
+/// a NaN corner enters the tree as an infinite one: to the plugin both are non-finite.)
 fn set_enlarged(world: &mut World, entity: Entity, aabb: broadphase_avian::EnlargedAabb) {
     world.entity_mut(entity).insert(aabb);
     let Some(&key) = world.get::<ColliderTreeProxyKey>(entity) else {
         return;
     };
     if key != ColliderTreeProxyKey::PLACEHOLDER {
+        let b = aabb.get();
+        let no_nan = |v: Vec3| Vec3::select(v.is_nan_mask(), Vec3::INFINITY, v);
+        let in_tree = ColliderAabb::from_min_max(no_nan(b.min), no_nan(b.max));
+        world
+            .resource_mut::<ColliderTrees>()
+            .tree_for_type_mut(key.tree_type())
+            .resize_proxy_aabb(key.id(), in_tree.into());
         world.resource_mut::<MovedProxies>().insert(key);
     }
 }
