@@ -10,7 +10,7 @@
 //! for less. The candidate set is not kept on this path; the first incremental update after
 //! it finds them all again by the same traversal of the leaf boxes.
 
-use super::DynamicTreeBroadPhase;
+use super::{small, DynamicTreeBroadPhase};
 use crate::backend::{PairSet, ProxyTable};
 use crate::tree::dynamic::FlatTree;
 use crate::tree::TraversalStack;
@@ -19,9 +19,17 @@ impl DynamicTreeBroadPhase {
     /// Finds every pair from the trees, marking them with the pair tracker's full-recompute
     /// style. With `candidates`, traverses the leaf boxes, fills the candidate set with every
     /// allowed pair of overlapping leaves and `is_pair` with whether each is a pair, as the
-    /// incremental update expects them; without, traverses the exact boxes and leaves both
-    /// empty and stale.
+    /// incremental update expects them; without, traverses the exact boxes (in a small
+    /// scene, sorts and sweeps them instead: `small`) and leaves both empty and stale.
     pub(super) fn find_all_pairs(&mut self, candidates: bool) {
+        if !candidates && self.store.proxies.len() <= small::MAX_PROXIES {
+            self.candidates.clear();
+            self.is_pair.clear();
+            self.candidates_stale = true;
+            self.small
+                .mark_all(&self.store.proxies, &mut self.store.pairs);
+            return;
+        }
         let proxies = &self.store.proxies;
         let leaves = &self.leaves;
         let leaf = |slot: u32| {

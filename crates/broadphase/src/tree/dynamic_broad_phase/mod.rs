@@ -6,6 +6,7 @@
 
 mod full;
 mod query;
+mod small;
 mod update;
 mod validate;
 
@@ -153,6 +154,8 @@ pub struct DynamicTreeBroadPhase {
     /// from the trees without keeping candidates: the next incremental update finds them
     /// all again.
     candidates_stale: bool,
+    /// The scratch of the same update in a small scene (see `small`).
+    small: small::SmallSweep,
 }
 
 /// What the last update did, for measurements.
@@ -244,6 +247,7 @@ impl DynamicTreeBroadPhase {
             flat_static: FlatTree::new(),
             flat_static_of: None,
             candidates_stale: false,
+            small: small::SmallSweep::default(),
         }
     }
 
@@ -467,6 +471,7 @@ impl BroadPhase for DynamicTreeBroadPhase {
             + self.pair_stack.memory_bytes()
             + self.flat_dynamic.memory_bytes()
             + self.flat_static.memory_bytes()
+            + self.small.memory_bytes()
             + self.new_fat.capacity() * std::mem::size_of::<Option<Aabb>>()
             + self.held.capacity() * 4
             + self.rebuild_items.capacity() * std::mem::size_of::<(u32, Aabb)>()
