@@ -7,7 +7,9 @@ object count, with the library's algorithms (all but `brute-force`) and the peer
 `physx-abp-parallel`), keeps each run's CSV under docs/benchmarks/peers/, and writes
 docs/benchmarks/peers.md from every CSV there: per scene and size, each algorithm's broad-phase
 time (set_aabbs_ms_median + update_ms_median; the narrow phase is the same for every exact
-algorithm) divided by the best peer's. Below 1: faster than every peer.
+algorithm) divided by the best peer's. Below 1: faster than every peer. A second table divides
+each incremental algorithm's time by the best peer of its own family (`sap` by PhysX's SAP,
+`dynamic-tree` by `parry-bvh` or `rapier`, `grid` by PhysX's MBP).
 
 A cell already measured is kept unless --force; so an interrupted grid is resumed by running
 the same command again, and `--table-only` rewrites the table from the CSVs alone.
@@ -57,6 +59,14 @@ LIBRARY = [
     "bvh",
 ]
 PEERS = ["parry-bvh", "rapier", "physx-sap", "physx-mbp", "physx-abp", "physx-abp-parallel"]
+# The incremental algorithms and the peers of their own family (issue #29: each within 1.5x
+# of the best of them): sweep and prune against PhysX's SAP, the dynamic tree against the
+# BVHs of parry and rapier, the grid against PhysX's multi-box pruning.
+FAMILIES = [
+    ("sap", ["physx-sap"]),
+    ("dynamic-tree", ["parry-bvh", "rapier"]),
+    ("grid", ["physx-mbp"]),
+]
 DATA = os.path.join(ROOT, "docs", "benchmarks", "peers")
 TABLE = os.path.join(ROOT, "docs", "benchmarks", "peers.md")
 
@@ -144,6 +154,46 @@ def fmt_ratio(r):
     return "-" if r is None else f"{r:.2f}"
 
 
+def family_table(cells):
+    """The lines of the table of each incremental algorithm against the best peer of its own
+    family that finished, per measured cell, and the largest such ratio."""
+    out = ["## Each incremental algorithm against its own family", "",
+           "Each cell: the algorithm's broad-phase time over the best time of its family's peers "
+           "in the same run (" + "; ".join(
+               f"`{a}` against " + " or ".join(f"`{p}`" for p in peers)
+               for a, peers in FAMILIES) + "). `-`: the algorithm or every peer of its family "
+           "was left out or stopped as too slow.", "",
+           "| scene | objects | " + " | ".join(f"`{a}`" for a, _ in FAMILIES) + " |",
+           "|---|---:|" + "---:|" * len(FAMILIES)]
+    largest = {a: None for a, _ in FAMILIES}
+    for scene, _, sizes in SCENES:
+        for size in (sizes or SIZES) + EXTRA_SIZES:
+            times = cells.get((scene, size))
+            if times is None:
+                continue
+            row = []
+            for algorithm, peers in FAMILIES:
+                best = min((times[p] for p in peers if p in times), default=None)
+                t = times.get(algorithm)
+                ratio = t / best if t is not None and best else None
+                if ratio is not None and (largest[algorithm] is None
+                                          or ratio > largest[algorithm][0]):
+                    largest[algorithm] = (ratio, scene, size)
+                row.append(fmt_ratio(ratio))
+            out.append(f"| `{scene}` | {size:,} | " + " | ".join(row) + " |")
+    out.append("")
+    parts = []
+    for algorithm, _ in FAMILIES:
+        if largest[algorithm] is None:
+            parts.append(f"`{algorithm}` -")
+        else:
+            ratio, scene, size = largest[algorithm]
+            parts.append(f"`{algorithm}` {ratio:.2f} (`{scene}`, {size:,})")
+    out.append("Largest: " + "; ".join(parts) + ".")
+    out.append("")
+    return out
+
+
 def write_table(rounds):
     cells = {}
     missing = []
@@ -218,6 +268,7 @@ def write_table(rounds):
     out.append("")
     out.extend(summary)
     out.append("")
+    out.extend(family_table(cells))
     if missing:
         out.append("## Not measured")
         out.append("")
