@@ -179,6 +179,49 @@ impl ProxyStore {
         result
     }
 
+    /// Copies the live boxes into `boxes`, passed through `map` (an axis rotation, or the
+    /// identity), and their slots into `slots`: the non-static ones, then the static ones;
+    /// returns where the static ones start. For a full update that sweeps every box with the
+    /// statics tagged (`crate::prune::pairs_except_within_b`). Generic over `map`, so that
+    /// each caller gets a loop without per-coordinate indexing.
+    #[inline]
+    pub(crate) fn gather_by_kind(
+        &self,
+        map: impl Fn(&Aabb) -> Aabb,
+        boxes: &mut Vec<Aabb>,
+        slots: &mut Vec<u32>,
+    ) -> usize {
+        boxes.clear();
+        slots.clear();
+        let mut first_static = 0;
+        for statics in [false, true] {
+            if statics {
+                first_static = boxes.len();
+            }
+            for slot in self.proxies.live_slots() {
+                if (self.proxies.kind(slot) == ProxyKind::Static) == statics {
+                    boxes.push(map(self.proxies.aabb(slot)));
+                    slots.push(slot as u32);
+                }
+            }
+        }
+        first_static
+    }
+
+    /// Makes the pair set of a full update the `candidates` (pairs of slots `slot(i)`,
+    /// `slot(j)`) that filters and kinds allow, diffed with the last set.
+    pub(crate) fn mark_allowed(&mut self, candidates: &[(u32, u32)], slot: impl Fn(u32) -> u32) {
+        let (proxies, pairs) = (&self.proxies, &mut self.pairs);
+        pairs.begin_full();
+        for &(i, j) in candidates {
+            let (a, b) = (slot(i), slot(j));
+            if proxies.can_pair(a as usize, b as usize) {
+                pairs.mark(a, b);
+            }
+        }
+        pairs.end_full();
+    }
+
     /// Brings the pairs of the slots whose filter or kind changed in line with them: ends
     /// those now forbidden, begins the overlapping ones now allowed. The algorithm's own
     /// update has placed every box by now, so the set is exact for every other proxy, and

@@ -11,8 +11,8 @@ mod small;
 use crate::backend::ProxyStore;
 use crate::prune::{pairs_except_within_b, PruneOptions, PruneScratch};
 use crate::util::MoveBuffer;
-use crate::{Aabb, BroadPhase, PairEvents, ProxyKind, Vec3};
-use resting::{rotate, RestingSet};
+use crate::{Aabb, BroadPhase, PairEvents};
+use resting::{rotated, RestingSet};
 use small::SmallPath;
 
 /// Sort and sweep: every update sorts all boxes on the axis of largest variance of their
@@ -144,32 +144,6 @@ impl SortAndSweep {
 
     /// The move buffer is grown by the store on insert; nothing else is kept per slot.
     fn grow_slots(&mut self) {}
-
-    /// Copies the live boxes with the sweep axis rotated to x, and their slots: the
-    /// non-static ones, then the static ones (which the kernel does not pair with each other).
-    /// Generic over the rotation, so that each axis gets a loop without per-coordinate
-    /// indexing.
-    #[inline]
-    fn gather_boxes(&mut self, rotate: impl Fn(Vec3) -> Vec3) {
-        self.boxes.clear();
-        self.slots.clear();
-        let proxies = &self.store.proxies;
-        for statics in [false, true] {
-            if statics {
-                self.first_static = self.boxes.len();
-            }
-            for slot in proxies.live_slots() {
-                if (proxies.kind(slot) == ProxyKind::Static) != statics {
-                    continue;
-                }
-                let b = proxies.aabb(slot);
-                // A permutation of a valid box's coordinates is valid.
-                self.boxes
-                    .push(Aabb::new_unchecked(rotate(b.min()), rotate(b.max())));
-                self.slots.push(slot as u32);
-            }
-        }
-    }
 }
 
 impl BroadPhase for SortAndSweep {
@@ -221,18 +195,21 @@ impl BroadPhase for SortAndSweep {
             if self.candidates.len() > self.store.pairs.limit() {
                 self.store.pairs.refuse();
             }
-            mark_allowed(&mut self.store, &self.candidates, |slot| slot);
+            self.store.mark_allowed(&self.candidates, |slot| slot);
             return self.store.finish(events);
         }
         if count > small::MAX_BOXES {
             self.small.invalidate();
         }
         self.moved.clear();
-        match axis {
-            0 => self.gather_boxes(|v| v),
-            1 => self.gather_boxes(|v| rotate(v, 1)),
-            _ => self.gather_boxes(|v| rotate(v, 2)),
-        }
+        // The live boxes with the sweep axis rotated to x, the static ones last (the kernel
+        // does not pair them with each other); one loop per axis.
+        let (boxes, slots) = (&mut self.boxes, &mut self.slots);
+        self.first_static = match axis {
+            0 => self.store.gather_by_kind(|b| *b, boxes, slots),
+            1 => self.store.gather_by_kind(|b| rotated(b, 1), boxes, slots),
+            _ => self.store.gather_by_kind(|b| rotated(b, 2), boxes, slots),
+        };
         // Coherent: the boxes are last update's, moved, so the sort starts from last order.
         // Live slots are far fewer than u32::MAX (the table hands out u32 indices), and the
         // options are valid, so the kernel fails only on the pair limit: the candidates are
@@ -256,7 +233,8 @@ impl BroadPhase for SortAndSweep {
         }
 
         let slots = &self.slots;
-        mark_allowed(&mut self.store, &self.candidates, |i| slots[i as usize]);
+        self.store
+            .mark_allowed(&self.candidates, |i| slots[i as usize]);
         self.store.finish(events)
     }
 
@@ -281,25 +259,12 @@ impl BroadPhase for SortAndSweep {
     }
 }
 
-/// Makes the pair set of a full update the `candidates` (slots after `slot`) that filters
-/// and kinds allow, diffed with the last set.
-fn mark_allowed(store: &mut ProxyStore, candidates: &[(u32, u32)], slot: impl Fn(u32) -> u32) {
-    let (proxies, pairs) = (&store.proxies, &mut store.pairs);
-    pairs.begin_full();
-    for &(i, j) in candidates {
-        let (a, b) = (slot(i), slot(j));
-        if proxies.can_pair(a as usize, b as usize) {
-            pairs.mark(a, b);
-        }
-    }
-    pairs.end_full();
-}
-
 crate::backend::impl_candidate!(SortAndSweep, store);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{ProxyKind, Vec3};
     use crate::test_support::{
         assert_matches_brute_force, insert_dynamic, moved_shares_match_brute_force, sorted_pairs,
     };

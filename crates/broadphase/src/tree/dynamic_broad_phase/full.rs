@@ -26,8 +26,7 @@ impl DynamicTreeBroadPhase {
             self.candidates.clear();
             self.is_pair.clear();
             self.candidates_stale = true;
-            self.small
-                .mark_all(&self.store.proxies, &mut self.store.pairs);
+            self.small.mark_all(&mut self.store);
             return;
         }
         let proxies = &self.store.proxies;

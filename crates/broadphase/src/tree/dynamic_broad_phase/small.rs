@@ -3,9 +3,9 @@
 //! are a few levels deep, and copying them to traverse costs more than sorting the boxes;
 //! the sweep keeps static boxes from meeting each other as the trees do.
 
-use crate::backend::{PairTracker, ProxyTable};
+use crate::backend::ProxyStore;
 use crate::prune::{pairs_except_within_b, PruneOptions, PruneScratch};
-use crate::{Aabb, ProxyKind};
+use crate::Aabb;
 
 /// Scenes of at most this many proxies find every pair by [`SmallSweep`].
 pub(super) const MAX_PROXIES: usize = 256;
@@ -21,46 +21,26 @@ pub(super) struct SmallSweep {
 }
 
 impl SmallSweep {
-    /// Marks in `pairs` every pair of live proxies whose exact boxes overlap and that may
-    /// pair, as the pair tracker's full recompute (`begin_full` to `end_full`); refuses the
-    /// step when they pass the pair limit.
-    pub(super) fn mark_all(&mut self, proxies: &ProxyTable, pairs: &mut PairTracker) {
-        self.boxes.clear();
-        self.slots.clear();
-        let mut first_static = 0;
-        for statics in [false, true] {
-            if statics {
-                first_static = self.boxes.len();
-            }
-            for slot in proxies.live_slots() {
-                if (proxies.kind(slot) == ProxyKind::Static) == statics {
-                    self.boxes.push(*proxies.aabb(slot));
-                    self.slots.push(slot as u32);
-                }
-            }
-        }
+    /// Marks in `store`'s pair tracker every pair of live proxies whose exact boxes overlap
+    /// and that may pair, as a full recompute; refuses the step when they pass the pair
+    /// limit.
+    pub(super) fn mark_all(&mut self, store: &mut ProxyStore) {
+        let first_static = store.gather_by_kind(|b| *b, &mut self.boxes, &mut self.slots);
         // The candidates are the pairs before filters, a superset of the pairs: no more than
         // the limit may be kept. The options are valid and the boxes few, so the kernel fails
         // only on the limit.
         let options = PruneOptions {
-            max_pairs: Some(pairs.limit()),
+            max_pairs: Some(store.pairs.limit()),
             ..PruneOptions::default()
         };
         let (moving, statics) = self.boxes.split_at(first_static);
-        pairs.begin_full();
         if pairs_except_within_b(moving, statics, &options, &mut self.prune, &mut self.found)
             .is_err()
         {
-            pairs.refuse();
-        } else {
-            for &(i, j) in &self.found {
-                let (a, b) = (self.slots[i as usize], self.slots[j as usize]);
-                if proxies.can_pair(a as usize, b as usize) {
-                    pairs.mark(a, b);
-                }
-            }
+            store.pairs.refuse();
         }
-        pairs.end_full();
+        let slots = &self.slots;
+        store.mark_allowed(&self.found, |i| slots[i as usize]);
     }
 
     pub(super) fn memory_bytes(&self) -> usize {
