@@ -264,10 +264,10 @@ crate::backend::impl_candidate!(SortAndSweep, store);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ProxyKind, Vec3};
     use crate::test_support::{
         assert_matches_brute_force, insert_dynamic, moved_shares_match_brute_force, sorted_pairs,
     };
+    use crate::{ProxyKind, Vec3};
 
     /// Each step moves a share of the boxes from none to all, so that updates take both
     /// paths and switch between them, among insertions, removals (with and without events),
