@@ -154,13 +154,15 @@ fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u32>,
     let mask = (buckets - 1) as u64;
     counts.clear();
     counts.resize(buckets * passes as usize, 0);
-    // Pack and count every pass's digits in one read.
-    for key in keys.iter_mut() {
-        let packed = ((*key >> 32) << bits) | (*key & 0xFFFF_FFFF);
-        *key = packed;
-        for pass in 0..passes as usize {
-            counts[pass * buckets + ((packed >> (pass as u32 * width)) & mask) as usize] += 1;
-        }
+    // Pack and count every pass's digits in one read, with the pass count a constant so that
+    // the digit loop unrolls.
+    match passes {
+        1 => pack_and_count::<1>(keys, counts, bits, width),
+        2 => pack_and_count::<2>(keys, counts, bits, width),
+        3 => pack_and_count::<3>(keys, counts, bits, width),
+        4 => pack_and_count::<4>(keys, counts, bits, width),
+        5 => pack_and_count::<5>(keys, counts, bits, width),
+        _ => pack_and_count::<6>(keys, counts, bits, width),
     }
     scratch.resize(keys.len(), 0);
     let mut in_scratch = false;
@@ -181,6 +183,26 @@ fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, counts: &mut Vec<u32>,
     let low = (1u64 << bits) - 1;
     for key in keys.iter_mut() {
         *key = ((*key >> bits) << 32) | (*key & low);
+    }
+}
+
+/// Packs each key to `2 * bits` bits (see [`sort_keys`]) and counts its `PASSES` digits of
+/// `width` bits into `counts`, pass `p`'s counters at `p << width`.
+fn pack_and_count<const PASSES: usize>(
+    keys: &mut [u64],
+    counts: &mut [u32],
+    bits: u32,
+    width: u32,
+) {
+    let mask = (1u64 << width) - 1;
+    let counts = &mut counts[..PASSES << width];
+    for key in keys.iter_mut() {
+        let packed = ((*key >> 32) << bits) | (*key & 0xFFFF_FFFF);
+        *key = packed;
+        for pass in 0..PASSES {
+            let digit = ((packed >> (pass as u32 * width)) & mask) as usize;
+            counts[(pass << width) | digit] += 1;
+        }
     }
 }
 
