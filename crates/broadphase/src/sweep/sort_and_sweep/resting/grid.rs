@@ -17,6 +17,11 @@ const MAX_CELLS_PER_AXIS: u32 = 256;
 /// Coarsen the grid when boxes would be stored more than this many times on average.
 const MAX_COPIES_PER_BOX: usize = 3;
 
+/// One box in this many, on each side of each axis, may lie outside the grid's bounds.
+const OUTLIER_SHARE: usize = 64;
+/// The grid's bounds are measured on at most this many boxes.
+const BOUNDS_SAMPLE: usize = 2048;
+
 /// The cells a box touches: y and z ranges, inclusive (`y0, y1, z0, z1`).
 pub(super) type CellRange = (u32, u32, u32, u32);
 
@@ -138,9 +143,10 @@ impl CellGrid {
             .sum()
     }
 
-    /// A grid for `boxes`: cells of about [`CELL_EXTENTS`] mean extents over their bounds,
-    /// coarsened while there are too many cells or copies.
-    pub(super) fn choose(boxes: &[Aabb]) -> Self {
+    /// A grid for `boxes`: cells of about [`CELL_EXTENTS`] mean extents over their bounds
+    /// (without the [`OUTLIER_SHARE`] furthest out on each side), coarsened while there are
+    /// too many cells or copies. `scratch` is a buffer of the caller's.
+    pub(super) fn choose(boxes: &[Aabb], scratch: &mut Vec<f32>) -> Self {
         let n = boxes.len();
         if n == 0 {
             return Self::default();
@@ -149,10 +155,26 @@ impl CellGrid {
         let mut extent = [0f64; 2];
         for b in boxes {
             for (k, axis) in [1, 2].into_iter().enumerate() {
-                low[k] = low[k].min(b.min()[axis]);
-                high[k] = high[k].max(b.max()[axis]);
                 extent[k] += (b.max()[axis] - b.min()[axis]) as f64;
             }
+        }
+        // A few boxes far from the rest (fallen off the edge of a level, flung away) would
+        // stretch the grid over empty space and move its bounds at every rebuild: they are
+        // left out of the bounds and land in the border cells. The bounds are quantiles of
+        // an evenly spaced sample of at most BOUNDS_SAMPLE boxes.
+        let stride = n.div_ceil(BOUNDS_SAMPLE);
+        let sample = boxes.iter().step_by(stride);
+        let m = n.div_ceil(stride);
+        let skip = m / OUTLIER_SHARE;
+        for (k, axis) in [1, 2].into_iter().enumerate() {
+            scratch.clear();
+            scratch.extend(sample.clone().map(|b| b.min()[axis]));
+            low[k] = *scratch.select_nth_unstable_by(skip, f32::total_cmp).1;
+            scratch.clear();
+            scratch.extend(sample.clone().map(|b| b.max()[axis]));
+            high[k] = *scratch
+                .select_nth_unstable_by(m - 1 - skip, f32::total_cmp)
+                .1;
         }
         let mut cells = [1u32; 2];
         let mut side = [0f64; 2];
@@ -227,7 +249,8 @@ mod tests {
                 Aabb::from_arrays([0.0, y, z], [1.0, y + 1.0, z + 1.0]).unwrap()
             })
             .collect();
-        let chosen = CellGrid::choose(&boxes);
-        assert!(chosen.cells_y > 1 && chosen.is_close_to(&CellGrid::choose(&boxes)));
+        let mut scratch = Vec::new();
+        let chosen = CellGrid::choose(&boxes, &mut scratch);
+        assert!(chosen.cells_y > 1 && chosen.is_close_to(&CellGrid::choose(&boxes, &mut scratch)));
     }
 }

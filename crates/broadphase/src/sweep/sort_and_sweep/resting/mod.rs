@@ -13,16 +13,19 @@
 //!    over the space between); a removed one with its old box, an inserted one with its new
 //!    box. These entries are sorted by minimum x and bucketed into the cells they touch
 //!    (those cells are dirty, as are the cells of the moved proxies' old resting entries);
-//! 2. in every dirty cell, the entries are swept against each other and, by one walk of the
-//!    two sorted lists, against the cell's resting boxes; resting entries of moved or removed
-//!    proxies are stale and skipped. A pair is considered only in the cell holding the low
-//!    corner of the y/z intersection of its two boxes, which the entries' codes tell, so
-//!    once. Every pair that overlapped before or overlaps now is met by entries that may
+//! 2. in every dirty cell, the entries are swept against each other and against the cell's
+//!    resting boxes; resting entries of moved or removed proxies are stale and skipped. A
+//!    cell keeps its resting boxes in two sorted lists, the narrow ones (at most
+//!    [`WIDE_EXTENTS`] mean extents long on x) and the wide ones: a few entries find their
+//!    narrow candidates by a search from their minimum x less that bound, without walking
+//!    the cell; many entries, and the wide list, take one walk of both sorted lists. A pair
+//!    is considered only in the cell holding the low corner of the y/z intersection of its
+//!    two boxes, which the entries' codes tell, so once. Every pair that overlapped before or overlaps now is met by entries that may
 //!    report its change, and the old and new boxes tell whether it began or ended;
 //! 3. the pairs that ended leave the pair set, those that began and that filters and kinds
 //!    allow join it: only the changes touch the set;
 //! 4. the dirty cells are rewritten without their stale entries and with the moved boxes
-//!    (their new boxes, in the cells those touch); the others are copied.
+//!    (their new boxes, in the cells and lists those belong to); the others are copied.
 //!
 //! Pairs between two resting boxes are left as they were: neither box changed, and the pair
 //! set was exact after the last update. When the resting boxes were collected again in this
@@ -52,8 +55,12 @@ pub(super) struct RestingSet {
     valid: bool,
     axis: usize,
     grid: CellGrid,
-    /// Cell `c` holds the entries `starts[c]..starts[c + 1]`: boxes rotated so that the sweep
-    /// axis is x, sorted by minimum x, and their slot words.
+    /// The longest extent on x of a narrow box (see [`is_narrow`]), chosen with the grid.
+    wide_x: f32,
+    /// Cell `c` holds two lists of entries: its narrow boxes (see [`is_narrow`])
+    /// `starts[2c]..starts[2c + 1]` and its wide ones `starts[2c + 1]..starts[2c + 2]`,
+    /// rotated so that the sweep axis is x and each list sorted by minimum x, with their slot
+    /// words.
     starts: Vec<u32>,
     boxes: Vec<Aabb>,
     slots: Vec<u32>,
@@ -89,7 +96,23 @@ pub(super) struct RestingSet {
     new_boxes: Vec<Aabb>,
     new_slots: Vec<u32>,
     merge_cell: Vec<(Aabb, u32)>,
+    /// Scratch of the grid's choice.
+    bounds: Vec<f32>,
     changes: Changes,
+}
+
+/// Resting boxes at most this many mean extents long on x are narrow: a moved box finds
+/// them by their minimum x within that length of its own. A longer bound widens every
+/// search window; a shorter one puts more boxes in the wide lists, which are walked whole.
+const WIDE_EXTENTS: f64 = 2.0;
+
+/// True when `b` is at most `wide_x` long on x, in the f32 arithmetic of the search: then
+/// `b.min().x >= fl(b.max().x - wide_x) >= fl(x - wide_x)` for any `x <= b.max().x`, since
+/// rounding is monotone, so a search from `fl(x - wide_x)` misses no narrow box that
+/// reaches `x`.
+#[inline]
+pub(super) fn is_narrow(b: &Aabb, wide_x: f32) -> bool {
+    b.min().x >= b.max().x - wide_x
 }
 
 /// `v` with sweep axis `axis` moved to x (y and z follow in cyclic order).
@@ -120,9 +143,12 @@ pub(super) fn sort_key(b: &Aabb, index: usize) -> u64 {
 type CellLists<'a> = (&'a mut Vec<u32>, &'a mut Vec<Aabb>, &'a mut Vec<u32>);
 
 /// Writes `boxes`, in sweep order, and their `slots` into every cell of `grid` they touch, so
-/// that each cell of `out` comes out in sweep order; with `index`, also each box's word of
-/// the first list of `index` into the second; with `place`, records each slot as resting there (see [`place`]); calls
-/// `touch` with every cell written. `cursor` is scratch.
+/// that each cell of `out` comes out in sweep order: one list per cell, or with `wide_x`
+/// two, the narrow boxes then the wide ones (see [`is_narrow`]); with `index`, also each
+/// box's word of the first list of `index` into the second; with `place`, records each slot
+/// as resting there (see [`place`]); calls `touch` with every cell written. `cursor` is
+/// scratch.
+#[allow(clippy::too_many_arguments)]
 fn scatter(
     grid: &CellGrid,
     (boxes, slots): (&[Aabb], &[u32]),
@@ -130,17 +156,22 @@ fn scatter(
     mut index: Option<(&[u32], &mut Vec<u32>)>,
     cursor: &mut Vec<u32>,
     mut place_into: Option<Placement<'_>>,
+    wide_x: Option<f32>,
     mut touch: impl FnMut(usize),
 ) {
+    let per_cell = if wide_x.is_some() { 2 } else { 1 };
+    let lists = grid.count() * per_cell;
+    let list =
+        |b: &Aabb, c: usize| c * per_cell + wide_x.is_some_and(|w| !is_narrow(b, w)) as usize;
     starts.clear();
-    starts.resize(grid.count() + 1, 0);
+    starts.resize(lists + 1, 0);
     for b in boxes {
-        grid.for_each_cell(grid.range(b), |c, _| starts[c + 1] += 1);
+        grid.for_each_cell(grid.range(b), |c, _| starts[list(b, c) + 1] += 1);
     }
-    for c in 0..grid.count() {
-        starts[c + 1] += starts[c];
+    for l in 0..lists {
+        starts[l + 1] += starts[l];
     }
-    let total = starts[grid.count()] as usize;
+    let total = starts[lists] as usize;
     out_boxes.clear();
     out_boxes.resize(total, Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO));
     out_slots.clear();
@@ -150,20 +181,21 @@ fn scatter(
         out_index.resize(total, 0);
     }
     cursor.clear();
-    cursor.extend_from_slice(&starts[..grid.count()]);
+    cursor.extend_from_slice(&starts[..lists]);
     for (k, (b, &slot)) in boxes.iter().zip(slots).enumerate() {
         let range = grid.range(b);
         if let Some(into) = place_into.as_mut() {
             place(slot, b, range, into);
         }
         grid.for_each_cell(range, |c, code| {
-            let at = cursor[c] as usize;
+            let l = list(b, c);
+            let at = cursor[l] as usize;
             out_boxes[at] = *b;
             out_slots[at] = slot | code << CODE_SHIFT;
             if let Some((index, out_index)) = index.as_mut() {
                 out_index[at] = index[k];
             }
-            cursor[c] += 1;
+            cursor[l] += 1;
             touch(c);
         });
     }
@@ -212,6 +244,7 @@ impl RestingSet {
             + self.swept.capacity() * std::mem::size_of::<Swept>()
             + self.new_ranges.capacity() * std::mem::size_of::<CellRange>()
             + self.merge_cell.capacity() * std::mem::size_of::<(Aabb, u32)>()
+            + self.bounds.capacity() * 4
             + self.changes.memory_bytes()
             + self.placed.capacity() * 8
             + self.resting.capacity()
@@ -241,7 +274,7 @@ impl RestingSet {
             // update has the old boxes it needs. The boxes are placed again only when the
             // grid chosen for them now is not the one they are in.
             self.gather(store, None, axis);
-            let grid = CellGrid::choose(&self.new_boxes);
+            let grid = CellGrid::choose(&self.new_boxes, &mut self.bounds);
             if !grid.is_close_to(&self.grid) {
                 self.place_gathered(store, grid);
             }
@@ -287,7 +320,7 @@ impl RestingSet {
     /// them.
     fn build(&mut self, store: &ProxyStore, exclude: Option<&MoveBuffer>, axis: usize) {
         self.gather(store, exclude, axis);
-        let grid = CellGrid::choose(&self.new_boxes);
+        let grid = CellGrid::choose(&self.new_boxes, &mut self.bounds);
         self.place_gathered(store, grid);
     }
 
@@ -323,6 +356,14 @@ impl RestingSet {
         self.dirty.clear();
         self.dirty.resize(self.grid.count(), false);
         self.sort_gathered(false);
+        let mean_x = self
+            .moved_boxes
+            .iter()
+            .map(|b| (b.max().x - b.min().x) as f64)
+            .sum::<f64>()
+            / self.moved_boxes.len().max(1) as f64;
+        // Infinite boxes make the mean infinite: then only they are wide.
+        self.wide_x = ((WIDE_EXTENTS * mean_x) as f32).min(f32::MAX);
         scatter(
             &self.grid,
             (&self.moved_boxes, &self.moved_slots),
@@ -330,6 +371,7 @@ impl RestingSet {
             None,
             &mut self.cursor,
             Some((&mut self.rest_box, &mut self.placed, &mut self.resting)),
+            Some(self.wide_x),
             |_| {},
         );
         self.valid = true;
@@ -410,6 +452,7 @@ impl RestingSet {
             Some((&self.moved_tags, &mut self.cell_tags)),
             &mut self.cursor,
             None,
+            None,
             |c| dirty[c] = true,
         );
     }
@@ -456,7 +499,7 @@ impl RestingSet {
             if !self.dirty[c] {
                 continue;
             }
-            let range = self.starts[c] as usize..self.starts[c + 1] as usize;
+            let [narrow, wide] = self.lists(c);
             let moved_range = self.moved_starts[c] as usize..self.moved_starts[c + 1] as usize;
             sweep_cell(
                 (
@@ -464,7 +507,9 @@ impl RestingSet {
                     &self.cell_slots[moved_range.clone()],
                     &self.cell_tags[moved_range],
                 ),
-                (&self.boxes[range.clone()], &self.slots[range]),
+                (&self.boxes[narrow.clone()], &self.slots[narrow]),
+                (&self.boxes[wide.clone()], &self.slots[wide]),
+                self.wide_x,
                 &self.swept,
                 &stale,
                 &mut self.changes,
@@ -472,20 +517,34 @@ impl RestingSet {
         }
     }
 
+    /// The entry ranges of cell `c`'s narrow and wide lists.
+    fn lists(&self, c: usize) -> [std::ops::Range<usize>; 2] {
+        let at = |l: usize| self.starts[l] as usize;
+        [at(2 * c)..at(2 * c + 1), at(2 * c + 1)..at(2 * c + 2)]
+    }
+
     /// Every cell with its stale entries dropped and the new boxes of the moved proxies that
-    /// touch it merged in, in sweep order (a resting box before a moved one of equal
-    /// minimum).
+    /// touch it merged in, each list in sweep order (a resting box before a moved one of
+    /// equal minimum).
     fn merge(&mut self, store: &ProxyStore, moved: &MoveBuffer) {
         let proxies = store.proxies();
+        let stale = |slot: u32| {
+            let index = (slot & SLOT_MASK) as usize;
+            moved.contains(index) || proxies.is_removed(index)
+        };
         self.new_boxes.clear();
         self.new_slots.clear();
         self.new_starts.clear();
         for c in 0..self.grid.count() {
+            let [narrow, wide] = self.lists(c);
             self.new_starts.push(self.new_boxes.len() as u32);
-            let (start, end) = (self.starts[c] as usize, self.starts[c + 1] as usize);
             if !std::mem::replace(&mut self.dirty[c], false) {
-                self.new_boxes.extend_from_slice(&self.boxes[start..end]);
-                self.new_slots.extend_from_slice(&self.slots[start..end]);
+                self.new_starts
+                    .push((self.new_boxes.len() + narrow.len()) as u32);
+                self.new_boxes
+                    .extend_from_slice(&self.boxes[narrow.start..wide.end]);
+                self.new_slots
+                    .extend_from_slice(&self.slots[narrow.start..wide.end]);
                 continue;
             }
             // The new boxes that touch the cell, from the cell's entries that hold one, by
@@ -505,30 +564,61 @@ impl RestingSet {
                 }
             }
             insertion_sort_by_min_x(&mut self.merge_cell);
-            let mut i = 0;
-            for at in start..end {
-                let (r, slot) = (&self.boxes[at], self.slots[at]);
-                let index = (slot & SLOT_MASK) as usize;
-                if moved.contains(index) || proxies.is_removed(index) {
-                    continue;
-                }
-                while i < self.merge_cell.len() && self.merge_cell[i].0.min().x < r.min().x {
-                    self.new_boxes.push(self.merge_cell[i].0);
-                    self.new_slots.push(self.merge_cell[i].1);
-                    i += 1;
-                }
-                self.new_boxes.push(*r);
-                self.new_slots.push(slot);
-            }
-            for &(b, word) in &self.merge_cell[i..] {
-                self.new_boxes.push(b);
-                self.new_slots.push(word);
-            }
+            let wide_x = self.wide_x;
+            let out = (&mut self.new_boxes, &mut self.new_slots);
+            let cell = (&self.boxes[..], &self.slots[..]);
+            let pending = self.merge_cell.iter().filter(|(b, _)| is_narrow(b, wide_x));
+            merge_list(cell, narrow, pending, &stale, (&mut *out.0, &mut *out.1));
+            self.new_starts.push(out.0.len() as u32);
+            let pending = self
+                .merge_cell
+                .iter()
+                .filter(|(b, _)| !is_narrow(b, wide_x));
+            merge_list(cell, wide, pending, &stale, out);
         }
         self.new_starts.push(self.new_boxes.len() as u32);
         std::mem::swap(&mut self.starts, &mut self.new_starts);
         std::mem::swap(&mut self.boxes, &mut self.new_boxes);
         std::mem::swap(&mut self.slots, &mut self.new_slots);
+    }
+}
+
+/// Appends to `out` the entries of `boxes[range]` (with their slot words) whose slot is not
+/// `stale`, merged with `pending` (in sweep order) so that the result is in sweep order, a
+/// resting entry before a pending one of equal minimum x. The resting entries are copied in
+/// runs, which end at a stale entry and before a pending one.
+fn merge_list<'a>(
+    (boxes, slots): (&[Aabb], &[u32]),
+    range: std::ops::Range<usize>,
+    pending: impl Iterator<Item = &'a (Aabb, u32)>,
+    stale: &impl Fn(u32) -> bool,
+    (out_boxes, out_slots): (&mut Vec<Aabb>, &mut Vec<u32>),
+) {
+    let mut pending = pending.peekable();
+    let mut run = range.start;
+    for at in range.clone() {
+        if stale(slots[at]) {
+            out_boxes.extend_from_slice(&boxes[run..at]);
+            out_slots.extend_from_slice(&slots[run..at]);
+            run = at + 1;
+            continue;
+        }
+        let x = boxes[at].min().x;
+        if pending.peek().is_some_and(|(b, _)| b.min().x < x) {
+            out_boxes.extend_from_slice(&boxes[run..at]);
+            out_slots.extend_from_slice(&slots[run..at]);
+            run = at;
+            while let Some((b, word)) = pending.next_if(|(b, _)| b.min().x < x) {
+                out_boxes.push(*b);
+                out_slots.push(*word);
+            }
+        }
+    }
+    out_boxes.extend_from_slice(&boxes[run..range.end]);
+    out_slots.extend_from_slice(&slots[run..range.end]);
+    for &(b, word) in pending {
+        out_boxes.push(b);
+        out_slots.push(word);
     }
 }
 

@@ -95,24 +95,28 @@ pub(super) type MovedCell<'a> = (&'a [Aabb], &'a [u32], &'a [u32]);
 /// The resting side of a cell: boxes sorted by minimum x and their slot words.
 pub(super) type RestingCell<'a> = (&'a [Aabb], &'a [u32]);
 
-/// Into `changes`, the pairs of cell `m` ∪ `r` whose overlap changed: the moved entries
+/// A cell's moved entries search their narrow candidates (instead of one walk of both
+/// lists) when the narrow list holds more than this many entries per moved entry.
+const SEARCH_RATIO: usize = 8;
+
+/// Into `changes`, the pairs of a cell's moved entries `m` and resting boxes (`narrow` and
+/// `wide`, see [`is_narrow`](super::is_narrow)) whose overlap changed: the moved entries
 /// among themselves by a sweep, and against the resting boxes whose slot `skip` does not
-/// exclude by one walk of both lists (a pair met by whichever box has the smaller minimum x,
-/// the moved one on ties). Candidates are the pairs whose entry boxes overlap; for each, the
-/// old and new boxes of `swept` tell whether it overlapped before and does now, and the
-/// entries' tags whether they report that change. A pair is considered only in the cell
-/// holding the low corner of the y/z intersection of the boxes it was bucketed with, so
-/// once over the grid: there at least one of the two starts on each axis, which their codes
-/// tell.
+/// exclude. Candidates are the pairs whose entry boxes overlap; for each, the old and new
+/// boxes of `swept` tell whether it overlapped before and does now, and the entries' tags
+/// whether they report that change. A pair is considered only in the cell holding the low
+/// corner of the y/z intersection of the boxes it was bucketed with, so once over the grid:
+/// there at least one of the two starts on each axis, which their codes tell.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn sweep_cell(
     (m_boxes, m_words, m_tags): MovedCell<'_>,
-    (r_boxes, r_words): RestingCell<'_>,
+    narrow: RestingCell<'_>,
+    wide: RestingCell<'_>,
+    wide_x: f32,
     swept: &[Swept],
     skip: &impl Fn(u32) -> bool,
     changes: &mut Changes,
 ) {
-    let home = |a: u32, b: u32| (a & b) >> CODE_SHIFT == 0;
-    let slot = |word: u32| word & SLOT_MASK;
     let state = |i: usize| &swept[(m_tags[i] & INDEX_MASK) as usize];
     for i in 0..m_boxes.len() {
         let a = &m_boxes[i];
@@ -130,12 +134,55 @@ pub(super) fn sweep_cell(
             }
         }
     }
-    let against_resting = |i: usize, k: usize, changes: &mut Changes| {
-        let (p, r) = (state(i), &r_boxes[k]);
-        let (before, now) = (overlaps(p.old.as_ref(), r), overlaps(p.new.as_ref(), r));
-        let pair = (slot(m_words[i]), slot(r_words[k]));
-        changes.note(pair, (before, now), m_tags[i]);
-    };
+    let moved = (m_boxes, m_words, m_tags);
+    if m_boxes.len() * SEARCH_RATIO < narrow.0.len() {
+        search(moved, narrow, wide_x, swept, skip, changes);
+    } else {
+        walk(moved, narrow, swept, skip, changes);
+    }
+    walk(moved, wide, swept, skip, changes);
+}
+
+/// True when a pair of entries with these slot words is considered in this cell.
+#[inline]
+fn home(a: u32, b: u32) -> bool {
+    (a & b) >> CODE_SHIFT == 0
+}
+
+#[inline]
+fn slot(word: u32) -> u32 {
+    word & SLOT_MASK
+}
+
+/// Notes the change of the pair of moved entry `i` and resting box `k` (their boxes
+/// overlap).
+#[inline]
+fn against_resting(
+    (m_words, m_tags): (&[u32], &[u32]),
+    (r_boxes, r_words): RestingCell<'_>,
+    (i, k): (usize, usize),
+    swept: &[Swept],
+    changes: &mut Changes,
+) {
+    let (p, r) = (&swept[(m_tags[i] & INDEX_MASK) as usize], &r_boxes[k]);
+    let (before, now) = (overlaps(p.old.as_ref(), r), overlaps(p.new.as_ref(), r));
+    changes.note(
+        (slot(m_words[i]), slot(r_words[k])),
+        (before, now),
+        m_tags[i],
+    );
+}
+
+/// The moved entries against resting boxes by one walk of both sorted lists: a pair is met
+/// by whichever box has the smaller minimum x, the moved one on ties.
+fn walk(
+    (m_boxes, m_words, m_tags): MovedCell<'_>,
+    resting: RestingCell<'_>,
+    swept: &[Swept],
+    skip: &impl Fn(u32) -> bool,
+    changes: &mut Changes,
+) {
+    let (r_boxes, r_words) = resting;
     let (mut i, mut j) = (0, 0);
     while i < m_boxes.len() && j < r_boxes.len() {
         if m_boxes[i].min().x <= r_boxes[j].min().x {
@@ -146,7 +193,7 @@ pub(super) fn sweep_cell(
                     break;
                 }
                 if overlaps_yz(a, r) && home(m_words[i], r_words[k]) && !skip(slot(r_words[k])) {
-                    against_resting(i, k, changes);
+                    against_resting((m_words, m_tags), resting, (i, k), swept, changes);
                 }
             }
             i += 1;
@@ -159,7 +206,7 @@ pub(super) fn sweep_cell(
                         break;
                     }
                     if overlaps_yz(a, r) && home(m_words[k], r_words[j]) {
-                        against_resting(k, j, changes);
+                        against_resting((m_words, m_tags), resting, (k, j), swept, changes);
                     }
                 }
             }
@@ -168,9 +215,83 @@ pub(super) fn sweep_cell(
     }
 }
 
+/// The moved entries against narrow resting boxes (at most `wide_x` long on x, see
+/// [`is_narrow`](super::is_narrow)), each entry searching its candidates: those with
+/// minimum x from `fl(a.min.x - wide_x)` to `a.max.x`, which hold every narrow box that
+/// overlaps `a` on x. The entries come by minimum x, so the start of the window only moves
+/// forward: an exponential search from the last one finds it.
+fn search(
+    (m_boxes, m_words, m_tags): MovedCell<'_>,
+    narrow: RestingCell<'_>,
+    wide_x: f32,
+    swept: &[Swept],
+    skip: &impl Fn(u32) -> bool,
+    changes: &mut Changes,
+) {
+    let (r_boxes, r_words) = narrow;
+    let mut from = 0;
+    for (i, a) in m_boxes.iter().enumerate() {
+        from = first_at_least(r_boxes, from, a.min().x - wide_x);
+        for (k, r) in r_boxes.iter().enumerate().skip(from) {
+            if r.min().x > a.max().x {
+                break;
+            }
+            if a.min().x <= r.max().x
+                && overlaps_yz(a, r)
+                && home(m_words[i], r_words[k])
+                && !skip(slot(r_words[k]))
+            {
+                against_resting((m_words, m_tags), narrow, (i, k), swept, changes);
+            }
+        }
+    }
+}
+
+/// The first index from `from` on of `boxes` (sorted by minimum x) whose minimum x is at
+/// least `x`: an exponential search, then a binary one, O(log of the distance).
+fn first_at_least(boxes: &[Aabb], from: usize, x: f32) -> usize {
+    let rest = &boxes[from..];
+    let mut bound = 1;
+    while bound < rest.len() && rest[bound - 1].min().x < x {
+        bound *= 2;
+    }
+    // Every box before `bound / 2` starts below `x`; the first one at `x` or above is at
+    // most at `bound - 1`, or there is none.
+    let low = bound / 2;
+    let high = bound.min(rest.len());
+    from + low + rest[low..high].partition_point(|b| b.min().x < x)
+}
+
 /// The swept proxy of an entry's tag, if the entry reports begun pairs: the one entry of its
 /// proxy whose box holds the new box.
 #[inline]
 pub(super) fn new_box_entry(tag: u32) -> Option<usize> {
     (tag & REPORTS_BEGUN != 0).then_some((tag & INDEX_MASK) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_search_finds_the_first_box_at_or_after_x() {
+        // Minima with runs of equal values, searched from every start for values below,
+        // between, on and above them: the answer is the linear scan's.
+        let minima = [
+            0.0f32, 1.0, 1.0, 1.0, 2.5, 4.0, 4.0, 7.0, 9.0, 9.0, 9.0, 12.0,
+        ];
+        let boxes: Vec<Aabb> = minima
+            .iter()
+            .map(|&x| Aabb::from_arrays([x, 0.0, 0.0], [x + 1.0, 1.0, 1.0]).unwrap())
+            .collect();
+        for len in 0..=boxes.len() {
+            let boxes = &boxes[..len];
+            for from in 0..=len {
+                for x in [-1.0f32, 0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 9.0, 12.0, 13.0] {
+                    let expected = (from..len).find(|&k| boxes[k].min().x >= x).unwrap_or(len);
+                    assert_eq!(first_at_least(boxes, from, x), expected, "{len} {from} {x}");
+                }
+            }
+        }
+    }
 }
