@@ -58,6 +58,12 @@ impl Aabb {
         Self::new(Vec3::from_array(min), Vec3::from_array(max))
     }
 
+    /// The point box at the origin, a filler for arrays.
+    pub(crate) const ORIGIN: Aabb = Aabb {
+        min: Vec3::ZERO,
+        max: Vec3::ZERO,
+    };
+
     /// Callers guarantee the invariant (finite, `min <= max`); checked in debug builds.
     #[inline]
     pub(crate) fn new_unchecked(min: Vec3, max: Vec3) -> Self {

@@ -42,7 +42,7 @@ use crate::util::MoveBuffer;
 use crate::{Aabb, Vec3};
 use grid::{CellGrid, CellRange};
 pub(super) use sweep::overlaps_yz;
-use sweep::{new_box_entry, sweep_cell, Changes, Swept, CODE_SHIFT, SLOT_MASK};
+use sweep::{new_box_entry, sweep_cell, Changes, RestingLists, Swept, CODE_SHIFT, SLOT_MASK};
 
 /// Slots from this many on do not fit an entry word: the update takes the full path.
 pub(super) const MAX_SLOTS: usize = 1 << CODE_SHIFT;
@@ -64,12 +64,8 @@ pub(super) struct RestingSet {
     starts: Vec<u32>,
     boxes: Vec<Aabb>,
     slots: Vec<u32>,
-    /// Per slot: the cells its resting entries are in (`y0, y1, z0, z1`), and whether it has
-    /// any.
-    placed: Vec<[u16; 4]>,
-    resting: Vec<bool>,
-    /// Per slot: the box of its resting entries (rotated).
-    rest_box: Vec<Aabb>,
+    /// Per slot: where its resting entries are, if it has any.
+    rest: Vec<Rest>,
     /// Per cell: whether it has stale entries or moved boxes this update.
     dirty: Vec<bool>,
     // Scratch. The swept proxies in listing order (their old and new boxes, the cells of the
@@ -99,6 +95,30 @@ pub(super) struct RestingSet {
     /// Scratch of the grid's choice.
     bounds: Vec<f32>,
     changes: Changes,
+}
+
+/// Where a slot rests: the box of its resting entries (rotated) and the cells they are in
+/// (`y0, y1, z0, z1`), or [`Rest::NONE`]. One record per slot, so that looking up a moved
+/// proxy reads one cache line.
+#[derive(Debug, Clone, Copy)]
+struct Rest {
+    aabb: Aabb,
+    cells: [u16; 4],
+}
+
+impl Rest {
+    /// Not resting (cell indices stay below [`u16::MAX`]: at most 256 cells per axis).
+    const NONE: Rest = Rest {
+        aabb: Aabb::ORIGIN,
+        cells: [u16::MAX; 4],
+    };
+
+    /// The box of the resting entries and their cells, if any.
+    #[inline]
+    fn get(&self) -> Option<(Aabb, CellRange)> {
+        let [y0, y1, z0, z1] = self.cells;
+        (y0 != u16::MAX).then_some((self.aabb, (y0.into(), y1.into(), z0.into(), z1.into())))
+    }
 }
 
 /// Resting boxes at most this many mean extents long on x are narrow: a moved box finds
@@ -201,16 +221,16 @@ fn scatter(
     }
 }
 
-/// Per slot: the box of its resting entries, their cells, and whether it has any.
-type Placement<'a> = (&'a mut [Aabb], &'a mut [[u16; 4]], &'a mut [bool]);
+/// Per slot: where its resting entries are.
+type Placement<'a> = &'a mut [Rest];
 
 /// Records that `slot` rests with box `b` in the cells of `range`.
 #[inline]
 fn place(slot: u32, b: &Aabb, (y0, y1, z0, z1): CellRange, into: &mut Placement<'_>) {
-    let slot = slot as usize;
-    into.0[slot] = *b;
-    into.1[slot] = [y0 as u16, y1 as u16, z0 as u16, z1 as u16];
-    into.2[slot] = true;
+    into[slot as usize] = Rest {
+        aabb: *b,
+        cells: [y0 as u16, y1 as u16, z0 as u16, z1 as u16],
+    };
 }
 
 impl RestingSet {
@@ -226,7 +246,7 @@ impl RestingSet {
             + self.moved_boxes.capacity()
             + self.new_boxes.capacity()
             + self.cell_boxes.capacity()
-            + self.rest_box.capacity())
+            + self.rest.capacity())
             * size
             + (self.starts.capacity()
                 + self.slots.capacity()
@@ -246,8 +266,7 @@ impl RestingSet {
             + self.merge_cell.capacity() * std::mem::size_of::<(Aabb, u32)>()
             + self.bounds.capacity() * 4
             + self.changes.memory_bytes()
-            + self.placed.capacity() * 8
-            + self.resting.capacity()
+            + self.rest.capacity() * 8
             + self.dirty.capacity()
     }
 
@@ -346,13 +365,8 @@ impl RestingSet {
     fn place_gathered(&mut self, store: &ProxyStore, grid: CellGrid) {
         self.grid = grid;
         let slot_count = store.proxies().slot_count();
-        self.placed.clear();
-        self.placed.resize(slot_count, [0; 4]);
-        self.resting.clear();
-        self.resting.resize(slot_count, false);
-        self.rest_box.clear();
-        self.rest_box
-            .resize(slot_count, Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO));
+        self.rest.clear();
+        self.rest.resize(slot_count, Rest::NONE);
         self.dirty.clear();
         self.dirty.resize(self.grid.count(), false);
         self.sort_gathered(false);
@@ -370,7 +384,7 @@ impl RestingSet {
             (&mut self.starts, &mut self.boxes, &mut self.slots),
             None,
             &mut self.cursor,
-            Some((&mut self.rest_box, &mut self.placed, &mut self.resting)),
+            Some(&mut self.rest),
             Some(self.wide_x),
             |_| {},
         );
@@ -384,11 +398,8 @@ impl RestingSet {
     fn sort_moved(&mut self, store: &ProxyStore, moved: &MoveBuffer) {
         let proxies = store.proxies();
         let slot_count = proxies.slot_count();
-        if self.resting.len() < slot_count {
-            self.placed.resize(slot_count, [0; 4]);
-            self.resting.resize(slot_count, false);
-            self.rest_box
-                .resize(slot_count, Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO));
+        if self.rest.len() < slot_count {
+            self.rest.resize(slot_count, Rest::NONE);
         }
         self.keys.clear();
         self.new_boxes.clear();
@@ -396,25 +407,18 @@ impl RestingSet {
         self.new_tags.clear();
         self.swept.clear();
         self.new_ranges.clear();
-        let (grid, placed, resting, rest_box, dirty) = (
-            &self.grid,
-            &self.placed,
-            &self.resting,
-            &self.rest_box,
-            &mut self.dirty,
-        );
+        let (grid, rest, dirty) = (&self.grid, &self.rest, &mut self.dirty);
         // A proxy moved and then removed is swept once, as removed.
         let live_moved = (0..moved.len())
             .map(|k| moved.slot(k))
             .filter(|&slot| proxies.is_live(slot));
         let removed = proxies.removed_slots().iter().map(|&slot| slot as usize);
         for slot in live_moved.chain(removed) {
-            let old = resting[slot].then(|| rest_box[slot]);
-            if old.is_some() {
+            let old = rest[slot].get().map(|(b, cells)| {
                 // Its resting entries are stale: their cells change.
-                let [y0, y1, z0, z1] = placed[slot].map(u32::from);
-                grid.for_each_cell((y0, y1, z0, z1), |c, _| dirty[c] = true);
-            }
+                grid.for_each_cell(cells, |c, _| dirty[c] = true);
+                b
+            });
             let new = proxies
                 .is_live(slot)
                 .then(|| rotated(proxies.aabb(slot), self.axis));
@@ -459,15 +463,11 @@ impl RestingSet {
 
     /// The moved boxes rest where their new boxes are; removed proxies rest no more.
     fn place_moved(&mut self) {
-        let mut into = (
-            &mut self.rest_box[..],
-            &mut self.placed[..],
-            &mut self.resting[..],
-        );
+        let mut into = &mut self.rest[..];
         for (swept, &range) in self.swept.iter().zip(&self.new_ranges) {
             match swept.new {
                 Some(b) => place(swept.slot, &b, range, &mut into),
-                None => into.2[swept.slot as usize] = false,
+                None => into[swept.slot as usize] = Rest::NONE,
             }
         }
     }
@@ -507,9 +507,11 @@ impl RestingSet {
                     &self.cell_slots[moved_range.clone()],
                     &self.cell_tags[moved_range],
                 ),
-                (&self.boxes[narrow.clone()], &self.slots[narrow]),
-                (&self.boxes[wide.clone()], &self.slots[wide]),
-                self.wide_x,
+                RestingLists {
+                    narrow: (&self.boxes[narrow.clone()], &self.slots[narrow]),
+                    wide: (&self.boxes[wide.clone()], &self.slots[wide]),
+                    wide_x: self.wide_x,
+                },
                 &self.swept,
                 &stale,
                 &mut self.changes,

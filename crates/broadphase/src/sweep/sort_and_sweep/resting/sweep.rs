@@ -95,24 +95,29 @@ pub(super) type MovedCell<'a> = (&'a [Aabb], &'a [u32], &'a [u32]);
 /// The resting side of a cell: boxes sorted by minimum x and their slot words.
 pub(super) type RestingCell<'a> = (&'a [Aabb], &'a [u32]);
 
+/// The resting side of a cell: its narrow boxes and its wide ones (see
+/// [`is_narrow`](super::is_narrow)), and the longest narrow extent on x.
+pub(super) struct RestingLists<'a> {
+    pub(super) narrow: RestingCell<'a>,
+    pub(super) wide: RestingCell<'a>,
+    pub(super) wide_x: f32,
+}
+
 /// A cell's moved entries search their narrow candidates (instead of one walk of both
 /// lists) when the narrow list holds more than this many entries per moved entry.
 const SEARCH_RATIO: usize = 8;
 
-/// Into `changes`, the pairs of a cell's moved entries `m` and resting boxes (`narrow` and
-/// `wide`, see [`is_narrow`](super::is_narrow)) whose overlap changed: the moved entries
+/// Into `changes`, the pairs of a cell's moved entries `m` and resting boxes whose overlap
+/// changed: the moved entries
 /// among themselves by a sweep, and against the resting boxes whose slot `skip` does not
 /// exclude. Candidates are the pairs whose entry boxes overlap; for each, the old and new
 /// boxes of `swept` tell whether it overlapped before and does now, and the entries' tags
 /// whether they report that change. A pair is considered only in the cell holding the low
 /// corner of the y/z intersection of the boxes it was bucketed with, so once over the grid:
 /// there at least one of the two starts on each axis, which their codes tell.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn sweep_cell(
     (m_boxes, m_words, m_tags): MovedCell<'_>,
-    narrow: RestingCell<'_>,
-    wide: RestingCell<'_>,
-    wide_x: f32,
+    resting: RestingLists<'_>,
     swept: &[Swept],
     skip: &impl Fn(u32) -> bool,
     changes: &mut Changes,
@@ -135,6 +140,11 @@ pub(super) fn sweep_cell(
         }
     }
     let moved = (m_boxes, m_words, m_tags);
+    let RestingLists {
+        narrow,
+        wide,
+        wide_x,
+    } = resting;
     if m_boxes.len() * SEARCH_RATIO < narrow.0.len() {
         search(moved, narrow, wide_x, swept, skip, changes);
     } else {
