@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use avian3d::collider_tree::{
-    ColliderTree, ColliderTreeProxy, ColliderTreeProxyKey, ColliderTrees, MovedProxies,
+    ColliderTreeProxy, ColliderTreeProxyKey, ColliderTrees, MovedProxies,
 };
 use avian3d::collision::collider::EnlargedAabb;
 use avian3d::collision::contact_types::ContactEdgeFlags;
@@ -345,23 +345,27 @@ fn sync(
     *state.proxies.slot(entity) = Some(tracked);
 }
 
-/// Gives a moved collider its new box from avian's collider tree alone, without reading its
-/// components: the common case, a collider already in the broad phase with the same kind and
-/// a finite box. Its layers and sensor state need no reading, since their changes reach the
-/// plugin through its observers (and avian's tree holds the box just copied from the
-/// collider's `EnlargedAabb`, which is what made it moved). False when the collider needs the
-/// full [`sync`]: new, its kind changed (a new body, a body type replaced, a sensor toggled),
-/// its box not finite, or its entity index held by an older entity.
+/// Gives a moved collider its new box without reading its other components: the common
+/// case, a collider already in the broad phase with the same kind (from its proxy in avian's
+/// collider tree) and a finite box. Its layers and sensor state need no reading, since their
+/// changes reach the plugin through its observers. The box is read from the collider's
+/// `EnlargedAabb` (which avian's tree holds a copy of): the moved colliders come in the
+/// order avian's tree update visited them, the order of the component's storage, so these
+/// reads run through memory in sequence where the tree's nodes would be visited at random.
+/// False when the collider needs the full [`sync`]: new, its kind changed (a new body, a
+/// body type replaced, a sensor toggled), its box not finite, or its entity index held by
+/// an older entity.
 fn move_in_place(
     state: &mut LibraryBroadPhase,
     key: ColliderTreeProxyKey,
     proxy: &ColliderTreeProxy,
-    tree: &ColliderTree,
+    enlarged: &Query<&EnlargedAabb>,
 ) -> bool {
-    let Some(proxy_aabb) = tree.get_proxy_aabb(key.id()) else {
+    let Ok(enlarged) = enlarged.get(proxy.collider) else {
         return false;
     };
-    let Ok(aabb) = Aabb::from_arrays(proxy_aabb.min.to_array(), proxy_aabb.max.to_array()) else {
+    let b = enlarged.get();
+    let Ok(aabb) = Aabb::from_arrays(b.min.to_array(), b.max.to_array()) else {
         return false;
     };
     let kind = kind_of(key.body() == Some(RigidBody::Static), proxy.is_sensor());
@@ -389,6 +393,7 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     moved_proxies: Res<MovedProxies>,
     trees: Res<ColliderTrees>,
     colliders: ColliderQuery,
+    enlarged: Query<&EnlargedAabb>,
     rigid_bodies: Query<&RigidBody>,
     sides: SideQuery,
     disabled_bodies: Query<Has<RigidBodyDisabled>>,
@@ -420,7 +425,7 @@ pub(crate) fn collect_collision_pairs<H: CollisionHooks>(
     for &key in moved_proxies.proxies() {
         let tree = trees.tree_for_type(key.tree_type());
         if let Some(proxy) = tree.get_proxy(key.id()) {
-            if !move_in_place(state, key, proxy, tree) {
+            if !move_in_place(state, key, proxy, &enlarged) {
                 sync(state, proxy.collider, &colliders, &rigid_bodies);
             }
         }
