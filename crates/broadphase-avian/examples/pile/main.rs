@@ -1,9 +1,10 @@
-//! A pile of N falling boxes and balls on a ground, run once with avian's own broad phase and
-//! once with this library's (same scene, same seed), headless, one fixed 60 Hz step per
-//! update. Prints the broad-phase time per step (avian's `CollisionDiagnostics`, which both
-//! broad phases add their time to), over all steps and over the second half (when the pile
-//! has mostly come to rest and few boxes move), the whole update's time per step, the contact
-//! pairs, the ratios, and where our broad phase's time went (`LibraryBroadPhase::phase_times`).
+//! A pile of N falling boxes and balls on a ground, run with avian's own broad phase and with
+//! this library's (same scene, same seed, two apps in one process stepped in turn),
+//! headless, one fixed 60 Hz step per update. Prints the broad-phase time per step (avian's
+//! `CollisionDiagnostics`, which both broad phases add their time to), over all steps and
+//! over the second half (when the pile has mostly come to rest and few boxes move), the
+//! whole update's time per step, the contact pairs, the ratios, and where our broad phase's
+//! time went (`LibraryBroadPhase::phase_times`).
 //!
 //! ```text
 //! cargo run --release -p broadphase-avian --example pile -- [N] [--steps S] [--algorithm A]
@@ -81,7 +82,8 @@ impl Run {
     }
 }
 
-fn run(ours: Option<&str>, bodies: usize, steps: usize) -> Run {
+/// A headless app with the pile scene, with avian's broad phase (`None`) or ours.
+fn pile_app(ours: Option<&str>, bodies: usize) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, TransformPlugin));
     match ours {
@@ -101,41 +103,53 @@ fn run(ours: Option<&str>, bodies: usize, steps: usize) -> Run {
     app.cleanup();
     scene::spawn_ground(app.world_mut(), bodies);
     scene::spawn_pile(app.world_mut(), bodies, 42);
+    app
+}
 
-    let label = ours.unwrap_or("avian bvh");
-    let mut total = Run::default();
-    let every = (steps / 10).max(1);
-    for i in 0..steps {
-        let start = Instant::now();
-        app.update();
-        let step = start.elapsed();
-        let world = app.world();
-        let broad = world.resource::<CollisionDiagnostics>().broad_phase;
-        let graph = world.resource::<ContactGraph>();
-        let pairs = graph.iter_active().count() + graph.iter_sleeping().count();
-        let touching =
-            graph.iter_active_touching().count() + graph.iter_sleeping_touching().count();
-        total.broad += broad;
-        if i >= steps / 2 {
-            total.broad_late += broad;
-        }
-        total.step += step;
-        total.pairs += pairs;
-        total.touching += touching;
-        total.steps += 1;
-        if i % every == 0 || i + 1 == steps {
-            println!(
-                "  {label:>14} step {i:>4}: broad {:>8.3} ms, step {:>8.3} ms, pairs {pairs:>7}, touching {touching:>7}",
-                broad.as_secs_f64() * 1e3,
-                step.as_secs_f64() * 1e3,
-            );
-        }
+/// Runs step `i` of `steps` of `app`, adding it to `total` and printing every tenth.
+fn step(app: &mut App, label: &str, (i, steps): (usize, usize), total: &mut Run) {
+    let start = Instant::now();
+    app.update();
+    let step = start.elapsed();
+    let world = app.world();
+    let broad = world.resource::<CollisionDiagnostics>().broad_phase;
+    let graph = world.resource::<ContactGraph>();
+    let pairs = graph.iter_active().count() + graph.iter_sleeping().count();
+    let touching = graph.iter_active_touching().count() + graph.iter_sleeping_touching().count();
+    total.broad += broad;
+    if i >= steps / 2 {
+        total.broad_late += broad;
     }
-    total.phases = app
+    total.step += step;
+    total.pairs += pairs;
+    total.touching += touching;
+    total.steps += 1;
+    if i % (steps / 10).max(1) == 0 || i + 1 == steps {
+        println!(
+            "  {label:>14} step {i:>4}: broad {:>8.3} ms, step {:>8.3} ms, pairs {pairs:>7}, touching {touching:>7}",
+            broad.as_secs_f64() * 1e3,
+            step.as_secs_f64() * 1e3,
+        );
+    }
+}
+
+/// Runs both apps (or ours alone) for `steps` steps, one step of each in turn, so that a
+/// machine whose speed drifts (shared, throttled) weighs on both alike.
+fn run(algorithm: &str, only_ours: bool, bodies: usize, steps: usize) -> (Option<Run>, Run) {
+    let mut theirs = (!only_ours).then(|| (pile_app(None, bodies), Run::default()));
+    let mut ours = (pile_app(Some(algorithm), bodies), Run::default());
+    for i in 0..steps {
+        if let Some((app, total)) = theirs.as_mut() {
+            step(app, "avian bvh", (i, steps), total);
+        }
+        step(&mut ours.0, algorithm, (i, steps), &mut ours.1);
+    }
+    ours.1.phases = ours
+        .0
         .world()
         .get_resource::<LibraryBroadPhase>()
         .map(LibraryBroadPhase::phase_times);
-    total
+    (theirs.map(|(_, total)| total), ours.1)
 }
 
 fn main() {
@@ -150,8 +164,7 @@ fn main() {
         "pile: {} bodies, {} steps, algorithm {}",
         args.bodies, args.steps, args.algorithm
     );
-    let theirs = (!args.only_ours).then(|| run(None, args.bodies, args.steps));
-    let ours = run(Some(&args.algorithm), args.bodies, args.steps);
+    let (theirs, ours) = run(&args.algorithm, args.only_ours, args.bodies, args.steps);
     let n = args.steps;
     let late = n - n / 2;
     println!("                 broad ms/step  2nd half  step ms/step  pairs/step  touching/step");
