@@ -36,7 +36,7 @@
 mod grid;
 mod sweep;
 
-use crate::backend::ProxyStore;
+use crate::backend::{ProxyStore, ProxyTable};
 use crate::util::radix_sort::{sort_distinct_keys, sortable_key};
 use crate::util::MoveBuffer;
 use crate::{Aabb, Vec3};
@@ -193,7 +193,7 @@ fn scatter(
     }
     let total = starts[lists] as usize;
     out_boxes.clear();
-    out_boxes.resize(total, Aabb::new_unchecked(Vec3::ZERO, Vec3::ZERO));
+    out_boxes.resize(total, Aabb::ORIGIN);
     out_slots.clear();
     out_slots.resize(total, 0);
     if let Some((_, out_index)) = index.as_mut() {
@@ -312,7 +312,7 @@ impl RestingSet {
             // proxy whose boxes parted ends, found by one pass over the pairs.
             pairs.retain(|a, b| {
                 let (a, b) = (a as usize, b as usize);
-                let stale = |i: usize| moved.contains(i) || proxies.is_removed(i);
+                let stale = |i: usize| is_stale(moved, proxies, i);
                 !((stale(a) || stale(b))
                     && (proxies.is_removed(a)
                         || proxies.is_removed(b)
@@ -494,7 +494,7 @@ impl RestingSet {
     fn find_changes(&mut self, store: &ProxyStore, moved: &MoveBuffer) {
         let proxies = store.proxies();
         self.changes.clear();
-        let stale = |slot: u32| moved.contains(slot as usize) || proxies.is_removed(slot as usize);
+        let stale = |slot: u32| is_stale(moved, proxies, slot as usize);
         for c in 0..self.grid.count() {
             if !self.dirty[c] {
                 continue;
@@ -530,10 +530,7 @@ impl RestingSet {
     /// equal minimum).
     fn merge(&mut self, store: &ProxyStore, moved: &MoveBuffer) {
         let proxies = store.proxies();
-        let stale = |slot: u32| {
-            let index = (slot & SLOT_MASK) as usize;
-            moved.contains(index) || proxies.is_removed(index)
-        };
+        let stale = |slot: u32| is_stale(moved, proxies, slot as usize);
         self.new_boxes.clear();
         self.new_slots.clear();
         self.new_starts.clear();
@@ -585,6 +582,12 @@ impl RestingSet {
     }
 }
 
+/// True when the resting entries of `slot` are stale in this update: it moved or was removed.
+#[inline]
+fn is_stale(moved: &MoveBuffer, proxies: &ProxyTable, slot: usize) -> bool {
+    moved.contains(slot) || proxies.is_removed(slot)
+}
+
 /// Appends to `out` the entries of `boxes[range]` (with their slot words) whose slot is not
 /// `stale`, merged with `pending` (in sweep order) so that the result is in sweep order, a
 /// resting entry before a pending one of equal minimum x. The resting entries are copied in
@@ -599,7 +602,7 @@ fn merge_list<'a>(
     let mut pending = pending.peekable();
     let mut run = range.start;
     for at in range.clone() {
-        if stale(slots[at]) {
+        if stale(slots[at] & SLOT_MASK) {
             out_boxes.extend_from_slice(&boxes[run..at]);
             out_slots.extend_from_slice(&slots[run..at]);
             run = at + 1;
