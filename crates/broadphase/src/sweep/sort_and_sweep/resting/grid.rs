@@ -252,5 +252,13 @@ mod tests {
         let mut scratch = Vec::new();
         let chosen = CellGrid::choose(&boxes, &mut scratch);
         assert!(chosen.cells_y > 1 && chosen.is_close_to(&CellGrid::choose(&boxes, &mut scratch)));
+        // A few boxes far away (fallen off the edge) leave the grid as it was.
+        let mut with_outliers = boxes.clone();
+        for k in 0..10 {
+            let far = -1000.0 * (k + 1) as f32;
+            with_outliers
+                .push(Aabb::from_arrays([0.0, far, far], [1.0, far + 1.0, far + 1.0]).unwrap());
+        }
+        assert!(CellGrid::choose(&with_outliers, &mut scratch).is_close_to(&chosen));
     }
 }
