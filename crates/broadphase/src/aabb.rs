@@ -25,7 +25,19 @@ pub struct Aabb {
 
 impl Aabb {
     /// Builds a box, checking that coordinates are finite and `min <= max` per axis.
+    #[inline]
     pub fn new(min: Vec3, max: Vec3) -> Result<Self> {
+        // The common case in one comparison of each kind (a NaN fails `cmple`), inlined into
+        // the callers that build boxes by the thousand each step; the error apart.
+        if min.is_finite() && max.is_finite() && min.cmple(max).all() {
+            return Ok(Self { min, max });
+        }
+        Self::invalid(min, max)
+    }
+
+    /// The error of [`Aabb::new`] for a box that fails its checks.
+    #[cold]
+    fn invalid(min: Vec3, max: Vec3) -> Result<Self> {
         for axis in 0..3 {
             if !min[axis].is_finite() || !max[axis].is_finite() {
                 return Err(Error::NonFiniteCoordinate { axis });
@@ -54,6 +66,7 @@ impl Aabb {
     }
 
     /// Builds a box from arrays, as [`Aabb::new`].
+    #[inline]
     pub fn from_arrays(min: [f32; 3], max: [f32; 3]) -> Result<Self> {
         Self::new(Vec3::from_array(min), Vec3::from_array(max))
     }

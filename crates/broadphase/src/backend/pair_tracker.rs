@@ -333,6 +333,17 @@ impl PairTracker {
     /// Full-recompute style: ends every pair not marked since [`PairTracker::begin_full`]
     /// and adds every marked pair not present.
     pub fn end_full(&mut self) {
+        self.end_full_among(None::<fn(u32) -> bool>);
+    }
+
+    /// Full-recompute style restricted to the pairs with a changed slot: when the step
+    /// marked every overlapping pair that has a slot for which `changed` holds (and maybe
+    /// others), ends the pairs of changed slots not marked, adds every marked pair not
+    /// present, and keeps the pairs of two unchanged slots as they are. `None`: every slot
+    /// changed ([`PairTracker::end_full`]). Must not be used while [`PairTracker::lost`]
+    /// holds (the set is empty, so its unchanged pairs are unknown).
+    pub fn end_full_among(&mut self, changed: Option<impl Fn(u32) -> bool>) {
+        debug_assert!(changed.is_none() || !self.lost);
         if self.overflowed || self.full.sort_marked() > self.limit {
             // `finish` fails and empties the set.
             self.overflowed = true;
@@ -342,12 +353,13 @@ impl PairTracker {
         let mut full = std::mem::take(&mut self.full);
         full.take_sorted_copy(self.set.keys());
         // Ascending keys: the same calls give the same events in the same order.
-        full.diff(|key, present_before| {
+        full.diff_among(changed, |key, present_before| {
             if present_before {
                 self.set.remove_key(key);
-            } else {
-                // At most `limit` pairs, itself at most `PairSet::MAX_LEN`: cannot fail.
-                let _ = self.set.insert_key(key);
+            } else if self.set.insert_key(key).is_err() {
+                // Past `PairSet::MAX_LEN`, which only the pairs kept by a restricted step
+                // can add to the at most `limit` marked ones: `finish` fails.
+                self.overflowed = true;
             }
             self.note_full(key, present_before);
         });

@@ -70,7 +70,7 @@ impl SortedPairs {
     }
 
     /// Makes the sorted copy of the pair set from its keys `current`, unless the copy is
-    /// valid (the set has not changed since the last [`SortedPairs::diff`]).
+    /// valid (the set has not changed since the last [`SortedPairs::diff_among`]).
     pub(crate) fn take_sorted_copy(&mut self, current: &[u64]) {
         if self.valid {
             return;
@@ -88,30 +88,73 @@ impl SortedPairs {
     }
 
     /// Merges the marked keys, sorted by [`SortedPairs::sort_marked`], with the sorted copy
-    /// of the pair set ([`SortedPairs::take_sorted_copy`]): `change(key, true)` for every key
-    /// of the set not marked (ended), `change(key, false)` for every marked key not in the
-    /// set (begun), in ascending key order. Afterwards the copy is the marked keys, which the
-    /// caller makes the set.
-    pub(crate) fn diff(&mut self, mut change: impl FnMut(u64, bool)) {
+    /// of the pair set ([`SortedPairs::take_sorted_copy`]), in ascending key order:
+    /// `change(key, false)` for every marked key not in the set (begun), `change(key, true)`
+    /// for every key of the set not marked (ended) that has a slot for which `changed` holds
+    /// (`None`: every slot). Afterwards the copy is the marked keys plus the unmarked keys
+    /// of unchanged slots, which the caller makes the set: a step that changed a few slots
+    /// marks only their pairs.
+    pub(crate) fn diff_among(
+        &mut self,
+        changed: Option<impl Fn(u32) -> bool>,
+        mut change: impl FnMut(u64, bool),
+    ) {
         debug_assert!(self.valid);
         let (old, new) = (&self.sorted, &self.marked);
+        let partial = changed.is_some();
+        // A key of the set that is not marked ended unless neither of its slots changed.
+        let ended = |key: u64| {
+            changed
+                .as_ref()
+                .is_none_or(|changed| changed((key >> 32) as u32) || changed(key as u32))
+        };
+        let merged = &mut self.scratch;
+        merged.clear();
+        if partial {
+            merged.reserve(old.len() + new.len());
+        }
         let (mut i, mut j) = (0, 0);
         while i < old.len() && j < new.len() {
             let (o, n) = (old[i], new[j]);
             if o == n {
+                if partial {
+                    merged.push(o);
+                }
                 i += 1;
                 j += 1;
             } else if o < n {
-                change(o, true);
+                if ended(o) {
+                    change(o, true);
+                } else {
+                    merged.push(o);
+                }
                 i += 1;
             } else {
                 change(n, false);
+                if partial {
+                    merged.push(n);
+                }
                 j += 1;
             }
         }
-        old[i..].iter().for_each(|&o| change(o, true));
-        new[j..].iter().for_each(|&n| change(n, false));
-        std::mem::swap(&mut self.sorted, &mut self.marked);
+        for &o in &old[i..] {
+            if ended(o) {
+                change(o, true);
+            } else {
+                merged.push(o);
+            }
+        }
+        for &n in &new[j..] {
+            change(n, false);
+            if partial {
+                merged.push(n);
+            }
+        }
+        if partial {
+            std::mem::swap(&mut self.sorted, &mut self.scratch);
+        } else {
+            std::mem::swap(&mut self.sorted, &mut self.marked);
+        }
         self.marked.clear();
         self.valid = true;
     }
@@ -241,6 +284,8 @@ mod tests {
         }
     }
 
+    const EVERY_SLOT: Option<fn(u32) -> bool> = None;
+
     #[test]
     fn diff_lists_ended_and_begun_keys_in_order() {
         let mut pairs = SortedPairs::default();
@@ -264,7 +309,7 @@ mod tests {
             }
         };
         pairs.take_sorted_copy(&current);
-        pairs.diff(&mut record);
+        pairs.diff_among(EVERY_SLOT, &mut record);
         assert_eq!(ended, vec![pair_key(0, 5), pair_key(1, 2)]);
         assert_eq!(begun, vec![pair_key(0, 1), pair_key(2, 6)]);
         // The copy is now the marked keys: the next diff does not read `current`.
@@ -273,7 +318,7 @@ mod tests {
         pairs.sort_marked();
         let (mut ended, mut begun) = (Vec::new(), Vec::new());
         pairs.take_sorted_copy(&[pair_key(9, 9)]); // ignored: the copy is valid
-        pairs.diff(|k, present_before| {
+        pairs.diff_among(EVERY_SLOT, |k, present_before| {
             if present_before {
                 ended.push(k)
             } else {
@@ -282,5 +327,39 @@ mod tests {
         });
         assert_eq!(ended, vec![pair_key(2, 6), pair_key(3, 4)]);
         assert!(begun.is_empty());
+    }
+
+    /// Restricted to changed slots, the diff ends only the unmarked keys with a changed slot
+    /// and keeps the others, in order, in the copy the next diff starts from.
+    #[test]
+    fn restricted_diff_keeps_the_pairs_of_unchanged_slots() {
+        let mut pairs = SortedPairs::default();
+        let current = [pair_key(1, 2), pair_key(0, 5), pair_key(3, 4), pair_key(6, 7)];
+        // Slots 0 and 3 changed: (0, 5) ends, (3, 4) stays marked, (0, 3) begins; (1, 2) and
+        // (6, 7) are not marked but kept.
+        let changed = |slot: u32| slot == 0 || slot == 3;
+        pairs.begin();
+        for key in [pair_key(4, 3), pair_key(3, 0)] {
+            pairs.mark(key);
+        }
+        pairs.sort_marked();
+        pairs.take_sorted_copy(&current);
+        let (mut ended, mut begun) = (Vec::new(), Vec::new());
+        pairs.diff_among(Some(changed), |k, present_before| {
+            if present_before {
+                ended.push(k)
+            } else {
+                begun.push(k)
+            }
+        });
+        assert_eq!(ended, vec![pair_key(0, 5)]);
+        assert_eq!(begun, vec![pair_key(0, 3)]);
+        let expected = [pair_key(0, 3), pair_key(1, 2), pair_key(3, 4), pair_key(6, 7)];
+        assert_eq!(pairs.sorted, expected);
+        // Nothing marked and nothing changed: the copy stays.
+        pairs.begin();
+        pairs.sort_marked();
+        pairs.diff_among(Some(|_: u32| false), |_, _| panic!("no change"));
+        assert_eq!(pairs.sorted, expected);
     }
 }

@@ -222,6 +222,38 @@ impl ProxyStore {
         pairs.end_full();
     }
 
+    /// [`ProxyStore::mark_allowed`] for a step that changed only the slots in `moved` (and
+    /// removed some): `candidates` must hold every overlapping pair with a moved slot; the
+    /// pairs of two slots neither moved nor removed are kept as they are, which spares their
+    /// sort and merge where most of the pairs lie between boxes at rest. Unchanged slots'
+    /// filter changes are left to [`ProxyStore::finish`], as in every step. The full
+    /// [`ProxyStore::mark_allowed`] when the last step lost the set.
+    pub(crate) fn mark_allowed_among(
+        &mut self,
+        candidates: &[(u32, u32)],
+        slot: impl Fn(u32) -> u32,
+        moved: &MoveBuffer,
+    ) {
+        if self.pairs.lost() {
+            return self.mark_allowed(candidates, slot);
+        }
+        let (proxies, pairs) = (&self.proxies, &mut self.pairs);
+        pairs.begin_full();
+        for &(i, j) in candidates {
+            let (a, b) = (slot(i), slot(j));
+            if (moved.contains(a as usize) || moved.contains(b as usize))
+                && proxies.can_pair(a as usize, b as usize)
+            {
+                pairs.mark(a, b);
+            }
+        }
+        // A slot that is not live was removed this step.
+        let removed = !proxies.removed_slots().is_empty();
+        pairs.end_full_among(Some(|s: u32| {
+            moved.contains(s as usize) || (removed && !proxies.is_live(s as usize))
+        }));
+    }
+
     /// Brings the pairs of the slots whose filter or kind changed in line with them: ends
     /// those now forbidden, begins the overlapping ones now allowed. The algorithm's own
     /// update has placed every box by now, so the set is exact for every other proxy, and

@@ -201,7 +201,6 @@ impl BroadPhase for SortAndSweep {
         if count > small::MAX_BOXES {
             self.small.invalidate();
         }
-        self.moved.clear();
         // The live boxes with the sweep axis rotated to x, the static ones last (the kernel
         // does not pair them with each other); one loop per axis.
         let (boxes, slots) = (&mut self.boxes, &mut self.slots);
@@ -232,9 +231,11 @@ impl BroadPhase for SortAndSweep {
             self.store.pairs.refuse();
         }
 
+        // Only the pairs with a moved box can have changed (filter changes are the store's).
         let slots = &self.slots;
         self.store
-            .mark_allowed(&self.candidates, |i| slots[i as usize]);
+            .mark_allowed_among(&self.candidates, |i| slots[i as usize], &self.moved);
+        self.moved.clear();
         self.store.finish(events)
     }
 
