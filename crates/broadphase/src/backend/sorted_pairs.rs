@@ -334,7 +334,12 @@ mod tests {
     #[test]
     fn restricted_diff_keeps_the_pairs_of_unchanged_slots() {
         let mut pairs = SortedPairs::default();
-        let current = [pair_key(1, 2), pair_key(0, 5), pair_key(3, 4), pair_key(6, 7)];
+        let current = [
+            pair_key(1, 2),
+            pair_key(0, 5),
+            pair_key(3, 4),
+            pair_key(6, 7),
+        ];
         // Slots 0 and 3 changed: (0, 5) ends, (3, 4) stays marked, (0, 3) begins; (1, 2) and
         // (6, 7) are not marked but kept.
         let changed = |slot: u32| slot == 0 || slot == 3;
@@ -354,7 +359,12 @@ mod tests {
         });
         assert_eq!(ended, vec![pair_key(0, 5)]);
         assert_eq!(begun, vec![pair_key(0, 3)]);
-        let expected = [pair_key(0, 3), pair_key(1, 2), pair_key(3, 4), pair_key(6, 7)];
+        let expected = [
+            pair_key(0, 3),
+            pair_key(1, 2),
+            pair_key(3, 4),
+            pair_key(6, 7),
+        ];
         assert_eq!(pairs.sorted, expected);
         // Nothing marked and nothing changed: the copy stays.
         pairs.begin();

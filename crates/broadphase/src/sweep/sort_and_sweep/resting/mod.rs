@@ -24,8 +24,11 @@
 //!    report its change, and the old and new boxes tell whether it began or ended;
 //! 3. the pairs that ended leave the pair set, those that began and that filters and kinds
 //!    allow join it: only the changes touch the set;
-//! 4. the dirty cells are rewritten without their stale entries and with the moved boxes
-//!    (their new boxes, in the cells and lists those belong to); the others are copied.
+//! 4. the dirty cells' lists are brought up to date in place (`upkeep`): an entry whose
+//!    proxy keeps its cells and list takes the new box where it is and moves by a few places
+//!    to keep the order, others leave or join by shifting the list's tail within the room
+//!    each list was placed with, and a cell with many of those is rewritten whole; the clean
+//!    cells are not touched. A list that outgrows its room has every box placed again.
 //!
 //! Pairs between two resting boxes are left as they were: neither box changed, and the pair
 //! set was exact after the last update. When the resting boxes were collected again in this
@@ -35,6 +38,7 @@
 
 mod grid;
 mod sweep;
+mod upkeep;
 
 use crate::backend::{ProxyStore, ProxyTable};
 use crate::util::radix_sort::{sort_distinct_keys, sortable_key};
@@ -42,7 +46,8 @@ use crate::util::MoveBuffer;
 use crate::{Aabb, Vec3};
 use grid::{CellGrid, CellRange};
 pub(super) use sweep::overlaps_yz;
-use sweep::{new_box_entry, sweep_cell, Changes, RestingLists, Swept, CODE_SHIFT, SLOT_MASK};
+use sweep::{sweep_cell, Changes, RestingLists, Swept, CODE_SHIFT, SLOT_MASK};
+use upkeep::Edit;
 
 /// Slots from this many on do not fit an entry word: the update takes the full path.
 pub(super) const MAX_SLOTS: usize = 1 << CODE_SHIFT;
@@ -57,11 +62,12 @@ pub(super) struct RestingSet {
     grid: CellGrid,
     /// The longest extent on x of a narrow box (see [`is_narrow`]), chosen with the grid.
     wide_x: f32,
-    /// Cell `c` holds two lists of entries: its narrow boxes (see [`is_narrow`])
-    /// `starts[2c]..starts[2c + 1]` and its wide ones `starts[2c + 1]..starts[2c + 2]`,
-    /// rotated so that the sweep axis is x and each list sorted by minimum x, with their slot
-    /// words.
+    /// Cell `c` holds two lists of entries, its narrow boxes (see [`is_narrow`]) and its
+    /// wide ones, rotated so that the sweep axis is x and each list sorted by minimum x, with
+    /// their slot words: list `l` (`2c` and `2c + 1`) is `lens[l]` entries from `starts[l]`,
+    /// in room up to `starts[l + 1]`, so that an update changes a list in place.
     starts: Vec<u32>,
+    lens: Vec<u32>,
     boxes: Vec<Aabb>,
     slots: Vec<u32>,
     /// Per slot: where its resting entries are, if it has any.
@@ -69,12 +75,12 @@ pub(super) struct RestingSet {
     /// Per cell: whether it has stale entries or moved boxes this update.
     dirty: Vec<bool>,
     // Scratch. The swept proxies in listing order (their old and new boxes, the cells of the
-    // new box); gathered for
-    // sorting (also the merge's output): boxes, slots, entry tags and sort keys; the swept
-    // entries in sweep order with their slots and tags; the entries of cell `c`
-    // (`cell_boxes[moved_starts[c]..moved_starts[c + 1]]` with their slot words and tags,
-    // copies so that a cell's sweep reads them in sequence); the next free entry per cell;
-    // the new boxes of one cell for the merge; the pairs that changed.
+    // new box); gathered for sorting (also a rewritten list, see `upkeep`): boxes, slots,
+    // entry tags and sort keys; the swept entries in sweep order with their slots and tags;
+    // the entries of cell `c` (`cell_boxes[moved_starts[c]..moved_starts[c + 1]]` with their
+    // slot words and tags, copies so that a cell's sweep reads them in sequence); the next
+    // free entry per cell; the new boxes of a rewritten cell; the edits of one cell's lists;
+    // the pairs that changed.
     swept: Vec<Swept>,
     new_ranges: Vec<CellRange>,
     new_tags: Vec<u32>,
@@ -88,13 +94,15 @@ pub(super) struct RestingSet {
     cell_slots: Vec<u32>,
     cell_tags: Vec<u32>,
     cursor: Vec<u32>,
-    new_starts: Vec<u32>,
     new_boxes: Vec<Aabb>,
     new_slots: Vec<u32>,
     merge_cell: Vec<(Aabb, u32)>,
+    edits: Vec<Edit>,
     /// Scratch of the grid's choice.
     bounds: Vec<f32>,
     changes: Changes,
+    #[cfg(test)]
+    pub(super) upkeep_counts: upkeep::UpkeepCounts,
 }
 
 /// Where a slot rests: the box of its resting entries (rotated) and the cells they are in
@@ -162,12 +170,21 @@ pub(super) fn sort_key(b: &Aabb, index: usize) -> u64 {
 /// slot words.
 type CellLists<'a> = (&'a mut Vec<u32>, &'a mut Vec<Aabb>, &'a mut Vec<u32>);
 
+/// The room left after a resting list of `len` entries when the boxes are placed, so that
+/// updates insert in place: a quarter more, and a few for lists that start short.
+#[inline]
+fn slack(len: u32) -> u32 {
+    len / 4 + 4
+}
+
 /// Writes `boxes`, in sweep order, and their `slots` into every cell of `grid` they touch, so
 /// that each cell of `out` comes out in sweep order: one list per cell, or with `wide_x`
 /// two, the narrow boxes then the wide ones (see [`is_narrow`]); with `index`, also each
 /// box's word of the first list of `index` into the second; with `place`, records each slot
-/// as resting there (see [`place`]); calls `touch` with every cell written. `cursor` is
-/// scratch.
+/// as resting there (see [`place`]); with `lens`, leaves room after each list for
+/// [`slack`] more entries and records the lists' lengths there (list `l` then holds
+/// `starts[l]..starts[l] + lens[l]` of the room `starts[l]..starts[l + 1]`); calls `touch`
+/// with every cell written. `cursor` is scratch.
 #[allow(clippy::too_many_arguments)]
 fn scatter(
     grid: &CellGrid,
@@ -176,7 +193,7 @@ fn scatter(
     mut index: Option<(&[u32], &mut Vec<u32>)>,
     cursor: &mut Vec<u32>,
     mut place_into: Option<Placement<'_>>,
-    wide_x: Option<f32>,
+    (wide_x, mut lens): (Option<f32>, Option<&mut Vec<u32>>),
     mut touch: impl FnMut(usize),
 ) {
     let per_cell = if wide_x.is_some() { 2 } else { 1 };
@@ -187,6 +204,13 @@ fn scatter(
     starts.resize(lists + 1, 0);
     for b in boxes {
         grid.for_each_cell(grid.range(b), |c, _| starts[list(b, c) + 1] += 1);
+    }
+    if let Some(lens) = lens.as_mut() {
+        lens.clear();
+        lens.extend_from_slice(&starts[1..]);
+        for room in &mut starts[1..] {
+            *room += slack(*room);
+        }
     }
     for l in 0..lists {
         starts[l + 1] += starts[l];
@@ -249,6 +273,7 @@ impl RestingSet {
             + self.rest.capacity())
             * size
             + (self.starts.capacity()
+                + self.lens.capacity()
                 + self.slots.capacity()
                 + self.moved_slots.capacity()
                 + self.moved_tags.capacity()
@@ -257,13 +282,13 @@ impl RestingSet {
                 + self.cell_slots.capacity()
                 + self.cell_tags.capacity()
                 + self.cursor.capacity()
-                + self.new_starts.capacity()
                 + self.new_slots.capacity())
                 * 4
             + (self.keys.capacity() + self.key_scratch.capacity()) * 8
             + self.swept.capacity() * std::mem::size_of::<Swept>()
             + self.new_ranges.capacity() * std::mem::size_of::<CellRange>()
             + self.merge_cell.capacity() * std::mem::size_of::<(Aabb, u32)>()
+            + self.edits.capacity() * std::mem::size_of::<Edit>()
             + self.bounds.capacity() * 4
             + self.changes.memory_bytes()
             + self.rest.capacity() * 8
@@ -289,7 +314,7 @@ impl RestingSet {
             self.sweep_moved(store, moved, built_now);
         }
         if rebuild && !built_now {
-            // After the merge every live box is in place with its current box, so the next
+            // After the upkeep every live box is in place with its current box, so the next
             // update has the old boxes it needs. The boxes are placed again only when the
             // grid chosen for them now is not the one they are in.
             self.gather(store, None, axis);
@@ -332,7 +357,15 @@ impl RestingSet {
             }
         }
         self.place_moved();
-        self.merge(store, moved);
+        let proxies = store.proxies();
+        if !self.upkeep(&|slot: u32| is_stale(moved, proxies, slot as usize)) {
+            // Every live box rests with its current box now.
+            self.build(store, None, self.axis);
+            #[cfg(test)]
+            {
+                self.upkeep_counts.placed_again += 1;
+            }
+        }
     }
 
     /// The resting boxes from scratch: every live box not in `exclude`, in a grid chosen for
@@ -385,7 +418,7 @@ impl RestingSet {
             None,
             &mut self.cursor,
             Some(&mut self.rest),
-            Some(self.wide_x),
+            (Some(self.wide_x), Some(&mut self.lens)),
             |_| {},
         );
         self.valid = true;
@@ -456,7 +489,7 @@ impl RestingSet {
             Some((&self.moved_tags, &mut self.cell_tags)),
             &mut self.cursor,
             None,
-            None,
+            (None, None),
             |c| dirty[c] = true,
         );
     }
@@ -521,64 +554,14 @@ impl RestingSet {
 
     /// The entry ranges of cell `c`'s narrow and wide lists.
     fn lists(&self, c: usize) -> [std::ops::Range<usize>; 2] {
-        let at = |l: usize| self.starts[l] as usize;
-        [at(2 * c)..at(2 * c + 1), at(2 * c + 1)..at(2 * c + 2)]
+        [self.list(2 * c), self.list(2 * c + 1)]
     }
 
-    /// Every cell with its stale entries dropped and the new boxes of the moved proxies that
-    /// touch it merged in, each list in sweep order (a resting box before a moved one of
-    /// equal minimum).
-    fn merge(&mut self, store: &ProxyStore, moved: &MoveBuffer) {
-        let proxies = store.proxies();
-        let stale = |slot: u32| is_stale(moved, proxies, slot as usize);
-        self.new_boxes.clear();
-        self.new_slots.clear();
-        self.new_starts.clear();
-        for c in 0..self.grid.count() {
-            let [narrow, wide] = self.lists(c);
-            self.new_starts.push(self.new_boxes.len() as u32);
-            if !std::mem::replace(&mut self.dirty[c], false) {
-                self.new_starts
-                    .push((self.new_boxes.len() + narrow.len()) as u32);
-                self.new_boxes
-                    .extend_from_slice(&self.boxes[narrow.start..wide.end]);
-                self.new_slots
-                    .extend_from_slice(&self.slots[narrow.start..wide.end]);
-                continue;
-            }
-            // The new boxes that touch the cell, from the cell's entries that hold one, by
-            // minimum x: such an entry is at most as low as its new box, so the order is
-            // nearly sweep order already.
-            self.merge_cell.clear();
-            let moved_range = self.moved_starts[c] as usize..self.moved_starts[c + 1] as usize;
-            for at in moved_range {
-                let Some(k) = new_box_entry(self.cell_tags[at]) else {
-                    continue;
-                };
-                if let Some(new) = self.swept[k].new {
-                    if let Some(code) = self.grid.code_in(self.new_ranges[k], c) {
-                        let slot = self.cell_slots[at] & SLOT_MASK;
-                        self.merge_cell.push((new, slot | code << CODE_SHIFT));
-                    }
-                }
-            }
-            insertion_sort_by_min_x(&mut self.merge_cell);
-            let wide_x = self.wide_x;
-            let out = (&mut self.new_boxes, &mut self.new_slots);
-            let cell = (&self.boxes[..], &self.slots[..]);
-            let pending = self.merge_cell.iter().filter(|(b, _)| is_narrow(b, wide_x));
-            merge_list(cell, narrow, pending, &stale, (&mut *out.0, &mut *out.1));
-            self.new_starts.push(out.0.len() as u32);
-            let pending = self
-                .merge_cell
-                .iter()
-                .filter(|(b, _)| !is_narrow(b, wide_x));
-            merge_list(cell, wide, pending, &stale, out);
-        }
-        self.new_starts.push(self.new_boxes.len() as u32);
-        std::mem::swap(&mut self.starts, &mut self.new_starts);
-        std::mem::swap(&mut self.boxes, &mut self.new_boxes);
-        std::mem::swap(&mut self.slots, &mut self.new_slots);
+    /// The entry range of list `l`.
+    #[inline]
+    fn list(&self, l: usize) -> std::ops::Range<usize> {
+        let start = self.starts[l] as usize;
+        start..start + self.lens[l] as usize
     }
 }
 
@@ -586,59 +569,4 @@ impl RestingSet {
 #[inline]
 fn is_stale(moved: &MoveBuffer, proxies: &ProxyTable, slot: usize) -> bool {
     moved.contains(slot) || proxies.is_removed(slot)
-}
-
-/// Appends to `out` the entries of `boxes[range]` (with their slot words) whose slot is not
-/// `stale`, merged with `pending` (in sweep order) so that the result is in sweep order, a
-/// resting entry before a pending one of equal minimum x. The resting entries are copied in
-/// runs, which end at a stale entry and before a pending one.
-fn merge_list<'a>(
-    (boxes, slots): (&[Aabb], &[u32]),
-    range: std::ops::Range<usize>,
-    pending: impl Iterator<Item = &'a (Aabb, u32)>,
-    stale: &impl Fn(u32) -> bool,
-    (out_boxes, out_slots): (&mut Vec<Aabb>, &mut Vec<u32>),
-) {
-    let mut pending = pending.peekable();
-    let mut run = range.start;
-    for at in range.clone() {
-        if stale(slots[at] & SLOT_MASK) {
-            out_boxes.extend_from_slice(&boxes[run..at]);
-            out_slots.extend_from_slice(&slots[run..at]);
-            run = at + 1;
-            continue;
-        }
-        let x = boxes[at].min().x;
-        if pending.peek().is_some_and(|(b, _)| b.min().x < x) {
-            out_boxes.extend_from_slice(&boxes[run..at]);
-            out_slots.extend_from_slice(&slots[run..at]);
-            run = at;
-            while let Some((b, word)) = pending.next_if(|(b, _)| b.min().x < x) {
-                out_boxes.push(*b);
-                out_slots.push(*word);
-            }
-        }
-    }
-    out_boxes.extend_from_slice(&boxes[run..range.end]);
-    out_slots.extend_from_slice(&slots[run..range.end]);
-    for &(b, word) in pending {
-        out_boxes.push(b);
-        out_slots.push(word);
-    }
-}
-
-/// Sorts a cell's new boxes by minimum x, stably (equal minima keep sweep order). They come
-/// in the sweep order of the entries holding them, so the insertion sort costs O(k + the
-/// inversions), and an inversion costs nothing the sweep did not already pay: if entry e
-/// precedes entry f and f's new box starts before e's, then e.min <= f.min <= f's new box's
-/// min < e's new box's min <= e.max, so e and f overlap along x, a candidate pair that the
-/// cell's sweep of its moved entries visited.
-fn insertion_sort_by_min_x(entries: &mut [(Aabb, u32)]) {
-    for i in 1..entries.len() {
-        let mut j = i;
-        while j > 0 && entries[j - 1].0.min().x > entries[j].0.min().x {
-            entries.swap(j - 1, j);
-            j -= 1;
-        }
-    }
 }

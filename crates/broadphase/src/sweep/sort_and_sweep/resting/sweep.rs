@@ -122,7 +122,7 @@ pub(super) fn sweep_cell(
     skip: &impl Fn(u32) -> bool,
     changes: &mut Changes,
 ) {
-    let state = |i: usize| &swept[(m_tags[i] & INDEX_MASK) as usize];
+    let state = |i: usize| &swept[swept_index(m_tags[i])];
     for i in 0..m_boxes.len() {
         let a = &m_boxes[i];
         for j in i + 1..m_boxes.len() {
@@ -174,7 +174,7 @@ fn against_resting(
     swept: &[Swept],
     changes: &mut Changes,
 ) {
-    let (p, r) = (&swept[(m_tags[i] & INDEX_MASK) as usize], &r_boxes[k]);
+    let (p, r) = (&swept[swept_index(m_tags[i])], &r_boxes[k]);
     let (before, now) = (overlaps(p.old.as_ref(), r), overlaps(p.new.as_ref(), r));
     changes.note(
         (slot(m_words[i]), slot(r_words[k])),
@@ -272,11 +272,17 @@ fn first_at_least(boxes: &[Aabb], from: usize, x: f32) -> usize {
     from + low + rest[low..high].partition_point(|b| b.min().x < x)
 }
 
+/// The index in the swept list of the proxy of an entry's tag.
+#[inline]
+pub(super) fn swept_index(tag: u32) -> usize {
+    (tag & INDEX_MASK) as usize
+}
+
 /// The swept proxy of an entry's tag, if the entry reports begun pairs: the one entry of its
 /// proxy whose box holds the new box.
 #[inline]
 pub(super) fn new_box_entry(tag: u32) -> Option<usize> {
-    (tag & REPORTS_BEGUN != 0).then_some((tag & INDEX_MASK) as usize)
+    (tag & REPORTS_BEGUN != 0).then_some(swept_index(tag))
 }
 
 #[cfg(test)]
