@@ -108,9 +108,11 @@ impl SortedPairs {
                 .as_ref()
                 .is_none_or(|changed| changed((key >> 32) as u32) || changed(key as u32))
         };
+        // The radix sort's scratch, free here; left as it is when unused, so that the next
+        // sort need not fill it again.
         let merged = &mut self.scratch;
-        merged.clear();
         if partial {
+            merged.clear();
             merged.reserve(old.len() + new.len());
         }
         let (mut i, mut j) = (0, 0);

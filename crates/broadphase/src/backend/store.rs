@@ -227,14 +227,17 @@ impl ProxyStore {
     /// pairs of two slots neither moved nor removed are kept as they are, which spares their
     /// sort and merge where most of the pairs lie between boxes at rest. Unchanged slots'
     /// filter changes are left to [`ProxyStore::finish`], as in every step. The full
-    /// [`ProxyStore::mark_allowed`] when the last step lost the set.
+    /// [`ProxyStore::mark_allowed`] when the last step lost the set or more than two thirds
+    /// of the proxies moved.
     pub(crate) fn mark_allowed_among(
         &mut self,
         candidates: &[(u32, u32)],
         slot: impl Fn(u32) -> u32,
         moved: &MoveBuffer,
     ) {
-        if self.pairs.lost() {
+        // With most boxes moved, few pairs lie between two that did not (in the scenes
+        // measured): the restriction would cost its tests and a merge for little.
+        if self.pairs.lost() || moved.len() * 3 > self.proxies.len() * 2 {
             return self.mark_allowed(candidates, slot);
         }
         let (proxies, pairs) = (&self.proxies, &mut self.pairs);
