@@ -369,16 +369,17 @@ mod tests {
             Aabb::new(min, min + rng.range(0.5, 1.5)).unwrap()
         };
         let (mut events, mut model_events) = (PairEvents::new(), PairEvents::new());
-        for _ in 0..2000 {
-            let b = cube(&mut rng, 40.0);
-            let id = ours
-                .insert(b, ProxyKind::Dynamic, crate::CollisionFilter::ALL)
-                .unwrap();
+        let insert_both = |ours: &mut SortAndSweep, model: &mut crate::BruteForce, b: Aabb| {
+            let id = insert_dynamic(ours, b);
             assert_eq!(
                 model.insert(b, ProxyKind::Dynamic, crate::CollisionFilter::ALL),
                 Ok(id)
             );
-            ids.push(id);
+            id
+        };
+        for _ in 0..2000 {
+            let b = cube(&mut rng, 40.0);
+            ids.push(insert_both(&mut ours, &mut model, b));
         }
         let mut moves = Vec::new();
         for step in 0..150 {
@@ -410,14 +411,7 @@ mod tests {
                 ours.remove(id).unwrap();
                 model.remove(id).unwrap();
                 let b = cube(&mut rng, 40.0);
-                let id = ours
-                    .insert(b, ProxyKind::Dynamic, crate::CollisionFilter::ALL)
-                    .unwrap();
-                assert_eq!(
-                    model.insert(b, ProxyKind::Dynamic, crate::CollisionFilter::ALL),
-                    Ok(id)
-                );
-                ids.push(id);
+                ids.push(insert_both(&mut ours, &mut model, b));
             }
             ours.update(&mut events);
             model.update(&mut model_events);
