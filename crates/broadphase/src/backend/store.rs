@@ -211,15 +211,12 @@ impl ProxyStore {
     /// Makes the pair set of a full update the `candidates` (pairs of slots `slot(i)`,
     /// `slot(j)`) that filters and kinds allow, diffed with the last set.
     pub(crate) fn mark_allowed(&mut self, candidates: &[(u32, u32)], slot: impl Fn(u32) -> u32) {
-        let (proxies, pairs) = (&self.proxies, &mut self.pairs);
-        pairs.begin_full();
-        for &(i, j) in candidates {
-            let (a, b) = (slot(i), slot(j));
-            if proxies.can_pair(a as usize, b as usize) {
-                pairs.mark(a, b);
-            }
-        }
-        pairs.end_full();
+        mark_pairs(
+            (&self.proxies, &mut self.pairs),
+            candidates,
+            slot,
+            None::<fn(u32) -> bool>,
+        );
     }
 
     /// [`ProxyStore::mark_allowed`] for a step that changed only the slots in `moved` (and
@@ -240,21 +237,12 @@ impl ProxyStore {
         if self.pairs.lost() || moved.len() * 3 > self.proxies.len() * 2 {
             return self.mark_allowed(candidates, slot);
         }
-        let (proxies, pairs) = (&self.proxies, &mut self.pairs);
-        pairs.begin_full();
-        for &(i, j) in candidates {
-            let (a, b) = (slot(i), slot(j));
-            if (moved.contains(a as usize) || moved.contains(b as usize))
-                && proxies.can_pair(a as usize, b as usize)
-            {
-                pairs.mark(a, b);
-            }
-        }
-        // A slot that is not live was removed this step.
-        let removed = !proxies.removed_slots().is_empty();
-        pairs.end_full_among(Some(|s: u32| {
-            moved.contains(s as usize) || (removed && !proxies.is_live(s as usize))
-        }));
+        // A slot that is not live was removed this step (the candidates are all live).
+        let removed = !self.proxies.removed_slots().is_empty();
+        let proxies = &self.proxies;
+        let changed =
+            |s: u32| moved.contains(s as usize) || (removed && !proxies.is_live(s as usize));
+        mark_pairs((proxies, &mut self.pairs), candidates, slot, Some(changed));
     }
 
     /// Brings the pairs of the slots whose filter or kind changed in line with them: ends
@@ -424,6 +412,28 @@ impl ProxyStore {
             + self.live_slots.capacity() * 4
             + self.found.capacity() * 8
     }
+}
+
+/// The full-recompute style over `candidates` (pairs of slots `slot(i)`, `slot(j)`): marks
+/// those that filters and kinds allow and, with `changed`, that have a changed slot, then
+/// ends the step ([`PairTracker::end_full_among`]).
+fn mark_pairs(
+    (proxies, pairs): (&ProxyTable, &mut PairTracker),
+    candidates: &[(u32, u32)],
+    slot: impl Fn(u32) -> u32,
+    changed: Option<impl Fn(u32) -> bool>,
+) {
+    pairs.begin_full();
+    for &(i, j) in candidates {
+        let (a, b) = (slot(i), slot(j));
+        let with_changed = changed
+            .as_ref()
+            .is_none_or(|changed| changed(a) || changed(b));
+        if with_changed && proxies.can_pair(a as usize, b as usize) {
+            pairs.mark(a, b);
+        }
+    }
+    pairs.end_full_among(changed);
 }
 
 /// Inside an `impl BroadPhase` block: the accessors of the algorithm's embedded
